@@ -1,0 +1,5 @@
+package app
+
+import "github.com/bundlectl/bundlectl/contract"
+
+func schemaVersion() string { return contract.SchemaVersion }

@@ -1,0 +1,621 @@
+package contract
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// SourceFormat is how a bundle is stored on disk.
+type SourceFormat int
+
+const (
+	FormatTarGz SourceFormat = iota
+	FormatTar
+	FormatFolder
+)
+
+func (f SourceFormat) String() string { return [...]string{"tar.gz", "tar", "folder"}[f] }
+
+// Limits bound what a hostile bundle can make a reader do. A support bundle
+// comes from a customer's cluster: every size is checked before it is
+// trusted.
+type Limits struct {
+	// MaxEntrySize refuses any entry larger than this (a gzip bomb declares
+	// or expands to a huge entry).
+	MaxEntrySize int64
+	// MaxTotalSize refuses bundles whose entries add up to more.
+	MaxTotalSize int64
+	// MaxDecodeSize is the largest file ReadAll loads into memory for
+	// decoding; larger lists are copied but not decoded.
+	MaxDecodeSize int64
+}
+
+// DefaultLimits are generous for real bundles (the largest real lists are
+// tens of MB) and stop bombs long before memory or disk run out.
+var DefaultLimits = Limits{MaxEntrySize: 4 << 30, MaxTotalSize: 64 << 30, MaxDecodeSize: 1 << 30}
+
+// EntryError names the entry a problem was found in.
+type EntryError struct {
+	Bundle string // the archive or folder
+	Entry  string // the entry's name inside it, "" for the bundle as a whole
+	Err    error
+}
+
+func (e *EntryError) Error() string {
+	if e.Entry == "" {
+		return fmt.Sprintf("%s: %v", e.Bundle, e.Err)
+	}
+	return fmt.Sprintf("%s: entry %q: %v", e.Bundle, e.Entry, e.Err)
+}
+
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// Entry is one file, symlink or folder of a bundle, in stream order.
+type Entry struct {
+	// Header is the entry's header exactly as read (for folders, built
+	// from the file's mode, size and mtime); writers copy it unchanged.
+	Header *tar.Header
+	// Name is the cleaned name inside the archive ("./" and trailing "/" removed).
+	Name string
+	// Rel is the path relative to the bundle root; InRoot says whether the
+	// entry is under the root at all.
+	Rel    string
+	InRoot bool
+	// Class is what the contract knows of the entry from its path; only
+	// entries under the root are classified.
+	Class Classification
+	// LinkRel is the target of a symlink or hard link, resolved and
+	// relative to the bundle root ("" when the target is outside the root).
+	LinkRel string
+
+	r      io.Reader
+	bundle *Bundle
+}
+
+// IsRegular says whether the entry has content.
+func (e *Entry) IsRegular() bool {
+	return e.Header.Typeflag == tar.TypeReg || e.Header.Typeflag == tar.TypeRegA
+}
+
+// Reader returns the entry's content; valid only inside the Walk callback.
+func (e *Entry) Reader() io.Reader {
+	if e.r == nil {
+		return strings.NewReader("")
+	}
+	return e.r
+}
+
+// ReadAll loads the content for decoding, refusing entries over the decode
+// limit with an error naming the entry.
+func (e *Entry) ReadAll() ([]byte, error) {
+	max := e.bundle.limits.MaxDecodeSize
+	if e.Header.Size > max {
+		return nil, e.bundle.errorf(e.Name, "%d bytes is over the %d-byte decode limit", e.Header.Size, max)
+	}
+	data, err := io.ReadAll(io.LimitReader(e.Reader(), max+1))
+	if err != nil {
+		return nil, e.bundle.wrap(e.Name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, e.bundle.errorf(e.Name, "over the %d-byte decode limit", max)
+	}
+	return data, nil
+}
+
+// Bundle is an opened bundle: its layout is known from a first pass over
+// the headers, and Walk streams the entries in a second pass. Memory does
+// not grow with the bundle's size, only with its number of entries.
+type Bundle struct {
+	Path   string
+	Format SourceFormat
+	// Root is the bundle root's name inside the archive ("" at the top).
+	Root string
+	// Entries and Size count every entry and its content bytes.
+	Entries int
+	Size    int64
+	// Names holds the Rel of every entry under the root.
+	Names map[string]bool
+	// Duplicates lists names that occur more than once; Walk delivers every
+	// occurrence (a reader that extracts keeps the last).
+	Duplicates []string
+	// Small files read during the first pass because everything else needs
+	// them before the stream starts.
+	VersionFile, ClusterVersion, DiscoveryJSON []byte
+	// NewestMtime is the newest modification time under cluster-resources/.
+	NewestMtime time.Time
+
+	limits Limits
+	spool  string // temp file holding stdin, removed by Close
+}
+
+// Open opens a .tar.gz, .tgz or .tar archive (recognised by content, not
+// name), an extracted folder, or "-" for an archive on standard input
+// (spooled to a temporary file so it can be read twice), and checks every
+// entry before anything is trusted.
+func Open(name string, limits Limits) (*Bundle, error) {
+	return OpenReader(name, nil, limits)
+}
+
+// OpenReader is Open with "-" read from stdin instead of os.Stdin.
+func OpenReader(name string, stdin io.Reader, limits Limits) (*Bundle, error) {
+	if limits == (Limits{}) {
+		limits = DefaultLimits
+	}
+	b := &Bundle{Path: name, limits: limits, Names: map[string]bool{}}
+	if name == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		if err := b.spoolStdin(stdin); err != nil {
+			return nil, err
+		}
+	} else {
+		fi, err := os.Stat(name)
+		if err != nil {
+			return nil, fmt.Errorf("opening bundle: %w", err)
+		}
+		if fi.IsDir() {
+			b.Format = FormatFolder
+		}
+	}
+	if b.Format != FormatFolder {
+		f, err := detectFormat(b.file())
+		if err != nil {
+			b.Close()
+			return nil, &EntryError{Bundle: name, Err: err}
+		}
+		b.Format = f
+	}
+	if err := b.scan(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close removes the spool of a bundle read from stdin.
+func (b *Bundle) Close() error {
+	if b.spool != "" {
+		return os.Remove(b.spool)
+	}
+	return nil
+}
+
+func (b *Bundle) file() string {
+	if b.spool != "" {
+		return b.spool
+	}
+	return b.Path
+}
+
+func (b *Bundle) spoolStdin(r io.Reader) error {
+	f, err := os.CreateTemp("", "bundlectl-stdin-*")
+	if err != nil {
+		return fmt.Errorf("spooling standard input: %w", err)
+	}
+	b.spool = f.Name()
+	_, err = io.Copy(f, io.LimitReader(r, b.limits.MaxTotalSize+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(b.spool)
+		return fmt.Errorf("spooling standard input: %w", err)
+	}
+	return nil
+}
+
+func detectFormat(name string) (SourceFormat, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	switch {
+	case n >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return FormatTarGz, nil
+	case n >= 262 && string(head[257:262]) == "ustar":
+		return FormatTar, nil
+	case n == 0:
+		return 0, errors.New("empty file, not a bundle archive")
+	}
+	return 0, errors.New("not a tar or gzip-compressed tar archive")
+}
+
+func (b *Bundle) errorf(entry, format string, args ...any) error {
+	return &EntryError{Bundle: b.Path, Entry: entry, Err: fmt.Errorf(format, args...)}
+}
+
+func (b *Bundle) wrap(entry string, err error) error {
+	var ee *EntryError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &EntryError{Bundle: b.Path, Entry: entry, Err: err}
+}
+
+// rawEntry is what both passes see of an entry before classification.
+type rawEntry struct {
+	hdr  *tar.Header
+	name string
+	open func() (io.ReadCloser, error) // folders only
+	r    io.Reader                     // archives only
+}
+
+// each iterates the raw entries of the source in order.
+func (b *Bundle) each(fn func(re rawEntry) error) error {
+	if b.Format == FormatFolder {
+		return b.eachFile(fn)
+	}
+	return b.eachTar(fn)
+}
+
+func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
+	f, err := os.Open(b.file())
+	if err != nil {
+		return fmt.Errorf("opening bundle: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	if b.Format == FormatTarGz {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return b.errorf("", "corrupt gzip stream: %v", err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	tr := tar.NewReader(r)
+	last := ""
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return b.truncated(last, err)
+		}
+		name, err := cleanName(hdr.Name)
+		if err != nil {
+			return b.errorf(hdr.Name, "%v", err)
+		}
+		last = name
+		if err := fn(rawEntry{hdr: hdr, name: name, r: &tarContent{tr: tr, b: b, name: name}}); err != nil {
+			return err
+		}
+	}
+}
+
+// tarContent names the entry when its bytes turn out to be truncated or corrupt.
+type tarContent struct {
+	tr   *tar.Reader
+	b    *Bundle
+	name string
+}
+
+func (t *tarContent) Read(p []byte) (int, error) {
+	n, err := t.tr.Read(p)
+	if err != nil && err != io.EOF {
+		return n, t.b.truncated(t.name, err)
+	}
+	return n, err
+}
+
+func (b *Bundle) truncated(entry string, err error) error {
+	what := "corrupt archive"
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		what = "archive is truncated"
+	} else if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+		what = "corrupt gzip stream"
+	}
+	if entry == "" {
+		return b.errorf("", "%s: %v", what, err)
+	}
+	return b.errorf(entry, "%s in or after this entry: %v", what, err)
+}
+
+func (b *Bundle) eachFile(fn func(re rawEntry) error) error {
+	root := b.Path
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return b.wrap(p, err)
+		}
+		if p == root {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return b.wrap(p, err)
+		}
+		rel = filepath.ToSlash(rel)
+		fi, err := d.Info()
+		if err != nil {
+			return b.wrap(rel, err)
+		}
+		link := ""
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if link, err = os.Readlink(p); err != nil {
+				return b.wrap(rel, err)
+			}
+		}
+		hdr, err := tar.FileInfoHeader(fi, link)
+		if err != nil {
+			return b.errorf(rel, "%v", err)
+		}
+		hdr.Name = rel
+		if fi.IsDir() {
+			hdr.Name += "/"
+		}
+		// Folders carry no owner names worth copying; keep headers stable.
+		hdr.Uname, hdr.Gname = "", ""
+		re := rawEntry{hdr: hdr, name: rel}
+		if fi.Mode().IsRegular() {
+			re.open = func() (io.ReadCloser, error) { return os.Open(p) }
+		}
+		return fn(re)
+	})
+}
+
+// cleanName refuses names that could write or read outside the bundle.
+func cleanName(name string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", errors.New("name is not valid UTF-8")
+	}
+	if strings.ContainsRune(name, 0) {
+		return "", errors.New("name contains a NUL byte")
+	}
+	if strings.HasPrefix(name, "/") || filepath.IsAbs(name) || (len(name) > 1 && name[1] == ':') {
+		return "", errors.New("absolute path")
+	}
+	clean := path.Clean(strings.ReplaceAll(name, "\\", "/"))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", errors.New("path escapes the bundle with ..")
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == ".." {
+			return "", errors.New("path contains ..")
+		}
+	}
+	if clean == "." {
+		return "", nil
+	}
+	return clean, nil
+}
+
+// checkHeader refuses entry types and sizes a bundle never has.
+func (b *Bundle) checkHeader(name string, hdr *tar.Header) error {
+	switch hdr.Typeflag {
+	case tar.TypeReg, tar.TypeRegA, tar.TypeDir, tar.TypeSymlink, tar.TypeLink,
+		tar.TypeXHeader, tar.TypeXGlobalHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
+	default:
+		return b.errorf(name, "entry type %q is not allowed in a bundle (only files, folders and links)", string(hdr.Typeflag))
+	}
+	if hdr.Size < 0 || hdr.Size > b.limits.MaxEntrySize {
+		return b.errorf(name, "entry of %d bytes is over the %d-byte limit (a decompression bomb?)", hdr.Size, b.limits.MaxEntrySize)
+	}
+	if hdr.Typeflag == tar.TypeSymlink || hdr.Typeflag == tar.TypeLink {
+		if _, err := resolveLink(name, hdr); err != nil {
+			return b.errorf(name, "%v", err)
+		}
+	}
+	return nil
+}
+
+// resolveLink resolves a link target to a name inside the archive. Symlink
+// targets are relative to the link's folder; hard link targets are archive
+// names. Targets that leave the archive are refused.
+func resolveLink(name string, hdr *tar.Header) (string, error) {
+	target := strings.ReplaceAll(hdr.Linkname, "\\", "/")
+	if target == "" {
+		return "", errors.New("link has an empty target")
+	}
+	if strings.HasPrefix(target, "/") || filepath.IsAbs(target) {
+		return "", fmt.Errorf("link target %q is absolute", hdr.Linkname)
+	}
+	var full string
+	if hdr.Typeflag == tar.TypeSymlink {
+		full = path.Join(path.Dir(name), target)
+	} else {
+		full = path.Clean(target)
+	}
+	if full == ".." || strings.HasPrefix(full, "../") {
+		return "", fmt.Errorf("link target %q leaves the bundle", hdr.Linkname)
+	}
+	return full, nil
+}
+
+// scan is the first pass: it checks every header, finds the root, and
+// keeps the few small files that the second pass needs up front.
+func (b *Bundle) scan() error {
+	var names []string
+	seen := map[string]bool{}
+	versionDirs := map[string]bool{}
+	crDirs := map[string]bool{}
+	var total int64
+	keep := map[string][]byte{}
+	mtimes := map[string]time.Time{}
+	err := b.each(func(re rawEntry) error {
+		if re.name == "" {
+			return nil
+		}
+		if err := b.checkHeader(re.name, re.hdr); err != nil {
+			return err
+		}
+		b.Entries++
+		total += re.hdr.Size
+		if total > b.limits.MaxTotalSize {
+			return b.errorf(re.name, "bundle content exceeds %d bytes", b.limits.MaxTotalSize)
+		}
+		if seen[re.name] {
+			b.Duplicates = append(b.Duplicates, re.name)
+		}
+		seen[re.name] = true
+		names = append(names, re.name)
+		dir, base := path.Split(re.name)
+		dir = strings.TrimSuffix(dir, "/")
+		if base == VersionFilePath {
+			versionDirs[dir] = true
+		}
+		parts := strings.Split(re.name, "/")
+		for i, p := range parts {
+			if p == ClusterResourcesDir && (i < len(parts)-1 || re.hdr.Typeflag == tar.TypeDir) {
+				crDirs[strings.Join(parts[:i], "/")] = true
+				break
+			}
+		}
+		if re.hdr.Typeflag == tar.TypeReg || re.hdr.Typeflag == tar.TypeRegA {
+			mtimes[re.name] = re.hdr.ModTime
+			if wantsEarly(re.name) && re.hdr.Size <= 64<<20 {
+				data, err := readRaw(re)
+				if err != nil {
+					return b.wrap(re.name, err)
+				}
+				keep[re.name] = data
+			} else if re.r != nil {
+				// Drain so a truncated entry is found now, not mid-upgrade.
+				if _, err := io.Copy(io.Discard, re.r); err != nil {
+					return b.wrap(re.name, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	b.Size = total
+	b.Root = chooseRoot(versionDirs, crDirs)
+	prefix := ""
+	if b.Root != "" {
+		prefix = b.Root + "/"
+	}
+	for _, n := range names {
+		if rel, ok := strings.CutPrefix(n, prefix); ok || prefix == "" {
+			if prefix == "" {
+				rel = n
+			}
+			b.Names[rel] = true
+			if strings.HasPrefix(rel, ClusterResourcesDir+"/") && mtimes[n].After(b.NewestMtime) {
+				b.NewestMtime = mtimes[n]
+			}
+		}
+	}
+	b.VersionFile = keep[prefix+VersionFilePath]
+	b.ClusterVersion = keep[prefix+ClusterVersionPath]
+	b.DiscoveryJSON = keep[prefix+DiscoveryPath()]
+	return nil
+}
+
+func wantsEarly(name string) bool {
+	return strings.HasSuffix(name, "/"+VersionFilePath) || name == VersionFilePath ||
+		strings.HasSuffix(name, ClusterVersionPath) || strings.HasSuffix(name, DiscoveryPath())
+}
+
+func readRaw(re rawEntry) ([]byte, error) {
+	if re.open != nil {
+		f, err := re.open()
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(f)
+	}
+	return io.ReadAll(re.r)
+}
+
+// chooseRoot picks the bundle root as troubleshoot and sbctl do: the
+// shallowest folder holding version.yaml next to cluster-resources, else
+// the shallowest folder holding cluster-resources, else the shallowest
+// holding version.yaml, else the top.
+func chooseRoot(versionDirs, crDirs map[string]bool) string {
+	var both, crs, vs []string
+	for d := range versionDirs {
+		vs = append(vs, d)
+		if crDirs[d] {
+			both = append(both, d)
+		}
+	}
+	for d := range crDirs {
+		crs = append(crs, d)
+	}
+	for _, set := range [][]string{both, crs, vs} {
+		if len(set) > 0 {
+			sort.Slice(set, func(i, j int) bool {
+				di, dj := depth(set[i]), depth(set[j])
+				if di != dj {
+					return di < dj
+				}
+				return set[i] < set[j]
+			})
+			return set[0]
+		}
+	}
+	return ""
+}
+
+func depth(p string) int {
+	if p == "" {
+		return 0
+	}
+	return strings.Count(p, "/") + 1
+}
+
+// Walk streams every entry in order. The entry and its reader are valid
+// only during the callback. Errors name the entry they concern.
+func (b *Bundle) Walk(fn func(e *Entry) error) error {
+	prefix := ""
+	if b.Root != "" {
+		prefix = b.Root + "/"
+	}
+	return b.each(func(re rawEntry) error {
+		if re.name == "" {
+			return nil
+		}
+		if err := b.checkHeader(re.name, re.hdr); err != nil {
+			return err
+		}
+		e := &Entry{Header: re.hdr, Name: re.name, bundle: b}
+		if rel, ok := strings.CutPrefix(re.name, prefix); ok && rel != "" {
+			e.Rel, e.InRoot = rel, true
+		}
+		if e.InRoot && re.hdr.Typeflag != tar.TypeDir {
+			e.Class = Classify(e.Rel)
+		}
+		if re.hdr.Typeflag == tar.TypeSymlink || re.hdr.Typeflag == tar.TypeLink {
+			target, _ := resolveLink(re.name, re.hdr)
+			if rel, ok := strings.CutPrefix(target, prefix); ok {
+				e.LinkRel = rel
+			}
+		}
+		var closer io.Closer
+		if re.open != nil {
+			f, err := re.open()
+			if err != nil {
+				return b.wrap(re.name, err)
+			}
+			e.r, closer = io.LimitReader(f, re.hdr.Size), f
+		} else if re.r != nil {
+			e.r = re.r
+		}
+		err := fn(e)
+		if closer != nil {
+			closer.Close()
+		}
+		return err
+	})
+}

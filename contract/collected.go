@@ -1,0 +1,122 @@
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"time"
+
+	"k8s.io/apimachinery/pkg/version"
+	"sigs.k8s.io/yaml"
+)
+
+// TimeSource says how a bundle's collection time was found.
+type TimeSource string
+
+const (
+	TimeFromDiscovery  TimeSource = "discovery.json collectedAt"
+	TimeFromFolderName TimeSource = "bundle folder name"
+	TimeFromMtime      TimeSource = "newest file time under cluster-resources"
+	TimeFromFlag       TimeSource = "--collected-at"
+)
+
+// folderTime matches troubleshoot's folder and archive names:
+// support-bundle-2025-10-06T16_17_57 (and, before v0.9.48, with colons),
+// preflightbundle-2025-12-10T17_26_50. The time is the collecting
+// machine's local time with no zone; UTC is the only honest reading.
+var folderTime = regexp.MustCompile(`(?:support-bundle|preflightbundle)-(\d{4}-\d{2}-\d{2})T(\d{2})[_:](\d{2})[_:](\d{2})`)
+
+// ErrNoCollectionTime means nothing in the bundle tells when it was
+// collected; the caller must supply the time.
+var ErrNoCollectionTime = fmt.Errorf("cannot tell when the bundle was collected: it has no %s, no time in its folder name and no file times; pass --collected-at RFC3339", DiscoveryPath())
+
+// CollectedAt finds when the bundle was collected, in order of trust: the
+// contract's own record, the folder or archive name troubleshoot chose,
+// then the newest file time under cluster-resources/.
+func (b *Bundle) CollectedAt() (time.Time, TimeSource, error) {
+	if b.DiscoveryJSON != nil {
+		d, err := ParseDiscovery(b.DiscoveryJSON)
+		if err != nil {
+			return time.Time{}, "", err
+		}
+		if !d.CollectedAt.IsZero() {
+			return d.CollectedTime(), TimeFromDiscovery, nil
+		}
+	}
+	for _, name := range []string{b.Root, path.Base(b.Path)} {
+		if t, ok := ParseFolderTime(name); ok {
+			return t, TimeFromFolderName, nil
+		}
+	}
+	if !b.NewestMtime.IsZero() && b.NewestMtime.Unix() > 0 {
+		return b.NewestMtime.UTC().Truncate(time.Second), TimeFromMtime, nil
+	}
+	return time.Time{}, "", ErrNoCollectionTime
+}
+
+// ParseFolderTime reads the time out of a troubleshoot bundle name.
+func ParseFolderTime(name string) (time.Time, bool) {
+	m := folderTime.FindStringSubmatch(name)
+	if m == nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("2006-01-02T15:04:05", fmt.Sprintf("%sT%s:%s:%s", m[1], m[2], m[3], m[4]))
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}
+
+// TroubleshootVersion reads version.yaml's spec.versionNumber, "" when absent.
+func (b *Bundle) TroubleshootVersion() (string, error) {
+	if b.VersionFile == nil {
+		return "", nil
+	}
+	var v struct {
+		Spec struct {
+			VersionNumber string `json:"versionNumber"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(b.VersionFile, &v); err != nil {
+		return "", fmt.Errorf("%s: %w", VersionFilePath, err)
+	}
+	return v.Spec.VersionNumber, nil
+}
+
+// ClusterVersionFile is cluster-info/cluster_version.json as troubleshoot writes it.
+type ClusterVersionFile struct {
+	Info   version.Info `json:"info"`
+	String string       `json:"string"`
+}
+
+// ServerVersion reads cluster-info/cluster_version.json; nil when absent.
+func (b *Bundle) ServerVersion() (*version.Info, error) {
+	if b.ClusterVersion == nil {
+		return nil, nil
+	}
+	return ParseClusterVersion(b.ClusterVersion)
+}
+
+// ParseClusterVersion decodes cluster_version.json.
+func ParseClusterVersion(data []byte) (*version.Info, error) {
+	var cv ClusterVersionFile
+	if err := json.Unmarshal(data, &cv); err != nil {
+		return nil, fmt.Errorf("%s: invalid JSON: %w", ClusterVersionPath, err)
+	}
+	if cv.Info.GitVersion == "" {
+		cv.Info.GitVersion = cv.String
+	}
+	if cv.Info.GitVersion == "" {
+		return nil, fmt.Errorf("%s: no gitVersion", ClusterVersionPath)
+	}
+	return &cv.Info, nil
+}
+
+// Discovery reads the bundle's discovery.json: nil for a legacy bundle.
+func (b *Bundle) Discovery() (*Discovery, error) {
+	if b.DiscoveryJSON == nil {
+		return nil, nil
+	}
+	return ParseDiscovery(b.DiscoveryJSON)
+}

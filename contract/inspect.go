@@ -1,0 +1,236 @@
+package contract
+
+import (
+	"archive/tar"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Report is what `bundlectl inspect` tells about a bundle.
+type Report struct {
+	Path                string            `json:"path"`
+	Format              string            `json:"format"`
+	Root                string            `json:"root"`
+	Schema              string            `json:"schema"` // "legacy" or the bundleSchemaVersion
+	TroubleshootVersion string            `json:"troubleshootVersion,omitempty"`
+	KubernetesVersion   string            `json:"kubernetesVersion,omitempty"`
+	CollectedAt         *time.Time        `json:"collectedAt,omitempty"`
+	CollectedAtSource   TimeSource        `json:"collectedAtSource,omitempty"`
+	Entries             int               `json:"entries"`
+	Size                int64             `json:"size"`
+	Resources           []ResourceSummary `json:"resources"`
+	Logs                []PodLogSummary   `json:"logs"`
+	Problems            []Problem         `json:"problems"`
+}
+
+// ResourceSummary counts the objects of one resource at one group version.
+type ResourceSummary struct {
+	Group      string   `json:"group"`
+	Version    string   `json:"version"`
+	Resource   string   `json:"resource"`
+	Kind       string   `json:"kind,omitempty"`
+	Custom     bool     `json:"custom,omitempty"`
+	Namespaced bool     `json:"namespaced"`
+	Namespaces []string `json:"namespaces,omitempty"`
+	Objects    int      `json:"objects"`
+	Lists      int      `json:"lists"`
+	Tables     int      `json:"tables"`
+	Paths      []string `json:"paths"`
+}
+
+// GVR is the summary's group version resource.
+func (r ResourceSummary) GVR() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// PodLogSummary is one collected container log.
+type PodLogSummary struct {
+	Namespace string `json:"namespace"`
+	Pod       string `json:"pod"`
+	Container string `json:"container"`
+	Previous  bool   `json:"previous,omitempty"`
+	Size      int64  `json:"size"`
+}
+
+// Problem is a file that could not be read as what its path says it is.
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Inspect reads every list of the bundle and summarises it. Problems in
+// single files are reported, not fatal; an unreadable bundle is an error.
+func Inspect(b *Bundle) (*Report, error) {
+	rep := &Report{Path: b.Path, Format: b.Format.String(), Root: b.Root, Entries: b.Entries, Size: b.Size,
+		Schema: "legacy", Resources: []ResourceSummary{}, Logs: []PodLogSummary{}, Problems: []Problem{}}
+	problem := func(p string, err error) {
+		rep.Problems = append(rep.Problems, Problem{Path: p, Message: err.Error()})
+	}
+	if d, err := b.Discovery(); err != nil {
+		var unsupported *UnsupportedSchemaError
+		if errors.As(err, &unsupported) {
+			return nil, &EntryError{Bundle: b.Path, Entry: DiscoveryPath(), Err: err}
+		}
+		problem(DiscoveryPath(), err)
+	} else if d != nil {
+		rep.Schema = d.BundleSchemaVersion
+		rep.KubernetesVersion = d.KubernetesVersion
+	}
+	if v, err := b.TroubleshootVersion(); err != nil {
+		problem(VersionFilePath, err)
+	} else {
+		rep.TroubleshootVersion = v
+	}
+	if sv, err := b.ServerVersion(); err != nil {
+		problem(ClusterVersionPath, err)
+	} else if sv != nil && rep.KubernetesVersion == "" {
+		rep.KubernetesVersion = sv.GitVersion
+	}
+	if t, src, err := b.CollectedAt(); err == nil {
+		rep.CollectedAt, rep.CollectedAtSource = &t, src
+	}
+	for _, d := range b.Duplicates {
+		problem(d, errors.New("entry occurs more than once in the archive"))
+	}
+
+	type key struct {
+		gvr    schema.GroupVersionResource
+		custom bool
+	}
+	sums := map[key]*ResourceSummary{}
+	tables := map[ListKey]bool{}
+	listGVR := map[ListKey]key{}
+	err := b.Walk(func(e *Entry) error {
+		if !e.InRoot {
+			return nil
+		}
+		c := e.Class
+		switch c.Class {
+		case ClassTable:
+			tables[c.Key] = true
+			return nil
+		case ClassPodLog:
+			if e.IsRegular() || e.Header.Typeflag == tar.TypeSymlink {
+				rep.Logs = append(rep.Logs, PodLogSummary{Namespace: c.Key.Namespace, Pod: c.Pod, Container: c.Container, Previous: c.Previous, Size: e.Header.Size})
+			}
+			return nil
+		case ClassResourceList:
+		default:
+			return nil
+		}
+		if !e.IsRegular() || shadowedYAML(b, e.Rel, c) {
+			return nil
+		}
+		data, err := e.ReadAll()
+		if err != nil {
+			var ee *EntryError
+			if errors.As(err, &ee) && ee.Entry == e.Name && !isStreamError(err) {
+				problem(e.Rel, ee.Err)
+				return nil
+			}
+			return err
+		}
+		list, err := DecodeList(data, c.Format)
+		if err != nil {
+			problem(e.Rel, err)
+			return nil
+		}
+		g := ListGVR(c, list)
+		k := key{gvr: g, custom: c.Custom}
+		s := sums[k]
+		if s == nil {
+			s = &ResourceSummary{Group: g.Group, Version: g.Version, Resource: g.Resource, Kind: ListKind(c, list), Custom: c.Custom, Namespaced: c.Namespaced}
+			sums[k] = s
+		}
+		s.Objects += len(list.Items)
+		s.Lists++
+		s.Paths = append(s.Paths, e.Rel)
+		if c.Key.Namespace != "" {
+			s.Namespaces = append(s.Namespaces, c.Key.Namespace)
+		}
+		listGVR[c.Key] = k
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for lk, k := range listGVR {
+		if tables[lk] {
+			sums[k].Tables++
+		}
+	}
+	for _, s := range sums {
+		sort.Strings(s.Namespaces)
+		sort.Strings(s.Paths)
+		rep.Resources = append(rep.Resources, *s)
+	}
+	sort.Slice(rep.Resources, func(i, j int) bool {
+		a, b := rep.Resources[i], rep.Resources[j]
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		if a.Resource != b.Resource {
+			return a.Resource < b.Resource
+		}
+		return a.Version < b.Version
+	})
+	sort.Slice(rep.Logs, func(i, j int) bool {
+		a, b := rep.Logs[i], rep.Logs[j]
+		return a.Namespace+"/"+a.Pod+"/"+a.Container < b.Namespace+"/"+b.Pod+"/"+b.Container ||
+			a.Namespace+"/"+a.Pod+"/"+a.Container == b.Namespace+"/"+b.Pod+"/"+b.Container && !a.Previous && b.Previous
+	})
+	return rep, nil
+}
+
+func isStreamError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "truncated") || strings.Contains(s, "corrupt")
+}
+
+// shadowedYAML says whether a YAML list has a JSON twin, which is preferred:
+// troubleshoot v0.76–v0.132 wrote both, and redaction could break the YAML.
+func shadowedYAML(b *Bundle, rel string, c Classification) bool {
+	return c.Format == FormatYAML && b.Names[strings.TrimSuffix(rel, ".yaml")+".json"]
+}
+
+// ShadowedYAML is shadowedYAML for consumers of the contract.
+func ShadowedYAML(b *Bundle, rel string, c Classification) bool { return shadowedYAML(b, rel, c) }
+
+// ListGVR is the group version resource a decoded list really holds: the
+// apiVersion the file records (list or first item) wins over the folder's
+// default, so CronJobs stored as batch/v1beta1 are reported as such.
+func ListGVR(c Classification, l *List) schema.GroupVersionResource {
+	g := schema.GroupVersionResource{Group: c.GR.Group, Resource: c.GR.Resource, Version: c.Version}
+	apiVersion := ""
+	if len(l.Items) > 0 {
+		if tm, err := ItemMeta(l.Items[0]); err == nil {
+			apiVersion = tm.APIVersion
+		}
+	}
+	if apiVersion == "" {
+		apiVersion = l.APIVersion
+	}
+	if apiVersion != "" {
+		if gv, err := schema.ParseGroupVersion(apiVersion); err == nil && gv.Group == g.Group {
+			g.Version = gv.Version
+		}
+	}
+	return g
+}
+
+// ListKind is the kind the list holds, from the file where it says.
+func ListKind(c Classification, l *List) string {
+	if len(l.Items) > 0 {
+		if tm, err := ItemMeta(l.Items[0]); err == nil && tm.Kind != "" {
+			return tm.Kind
+		}
+	}
+	if k, ok := strings.CutSuffix(l.Kind, "List"); ok && k != "" {
+		return k
+	}
+	return c.Kind
+}
