@@ -280,11 +280,21 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 		defer zr.Close()
 		r = zr
 	}
-	tr := tar.NewReader(r)
+	tail := &tailReader{r: r}
+	tr := tar.NewReader(tail)
 	last := ""
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
+			if !tail.endsWithMarker() {
+				return b.truncated(last, io.ErrUnexpectedEOF)
+			}
+			if zr, ok := r.(*gzip.Reader); ok {
+				// The gzip checksum is only verified once the stream is read to its end.
+				if _, err := io.Copy(io.Discard, zr); err != nil {
+					return b.truncated(last, err)
+				}
+			}
 			return nil
 		}
 		if err != nil {
@@ -299,6 +309,42 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 			return err
 		}
 	}
+}
+
+// tailReader remembers how much the tar reader consumed and its last two
+// blocks. archive/tar answers io.EOF for an archive cut inside an entry's
+// padding or at an entry boundary; only the end-of-archive marker (two zero
+// blocks) proves that nothing was lost.
+type tailReader struct {
+	r    io.Reader
+	n    int64
+	tail [1024]byte
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.n += int64(n)
+		if n >= len(t.tail) {
+			copy(t.tail[:], p[n-len(t.tail):n])
+		} else {
+			copy(t.tail[:], t.tail[n:])
+			copy(t.tail[len(t.tail)-n:], p[:n])
+		}
+	}
+	return n, err
+}
+
+func (t *tailReader) endsWithMarker() bool {
+	if t.n < int64(len(t.tail)) || t.n%512 != 0 {
+		return false
+	}
+	for _, c := range t.tail {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // tarContent names the entry when its bytes turn out to be truncated or corrupt.

@@ -1,0 +1,73 @@
+package contract_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+func TestDecodeListShapes(t *testing.T) {
+	cases := []struct {
+		name    string
+		data    string
+		format  contract.Format
+		shape   contract.Shape
+		items   int
+		rv      string
+		kind    string
+		wantErr string
+	}{
+		{"typed list", `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"687"},"items":[{"metadata":{"name":"a"}}]}`, contract.FormatJSON, contract.ShapeTypedList, 1, "687", "PodList", ""},
+		{"items null (2025 bundles)", `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"687"},"items":null}`, contract.FormatJSON, contract.ShapeTypedList, 0, "687", "PodList", ""},
+		{"untyped list (CRDs before 2025)", `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a.b.c"}}]}`, contract.FormatJSON, contract.ShapeUntypedList, 1, "9", "", ""},
+		{"bare array (before v0.28.1)", `[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]`, contract.FormatJSON, contract.ShapeArray, 2, "", "", ""},
+		{"empty bare array", "[]\n", contract.FormatJSON, contract.ShapeArray, 0, "", "", ""},
+		{"single object (--namespace)", `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default"}}`, contract.FormatJSON, contract.ShapeObject, 1, "", "", ""},
+		{"YAML sequence", "- apiVersion: velero.io/v1\n  kind: BackupStorageLocation\n  metadata:\n    name: default\n", contract.FormatYAML, contract.ShapeArray, 1, "", "", ""},
+		{"YAML broken by redaction", "- metadata:\n    name: e\n  spec:\n    ip: ***HIDDEN***\n    map:\n      r1: ***HIDDEN***:10000\n    list:\n    - ***HIDDEN***\n", contract.FormatYAML, contract.ShapeArray, 1, "", "", ""},
+		{"invalid JSON", `{"items":[`, contract.FormatJSON, 0, 0, "", "", "invalid JSON"},
+		{"number", `42`, contract.FormatJSON, 0, 0, "", "", "not an array or object"},
+		{"item without name", `[{"metadata":{}}]`, contract.FormatJSON, 0, 0, "", "", "no metadata.name"},
+		{"item not an object", `{"items":[1]}`, contract.FormatJSON, 0, 0, "", "", "not an object"},
+		{"object without metadata", `{"foo":1}`, contract.FormatJSON, 0, 0, "", "", "neither items nor metadata"},
+		{"invalid YAML", "- a: [\n", contract.FormatYAML, 0, 0, "", "", "invalid YAML"},
+		{"deeply nested", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), contract.FormatJSON, 0, 0, "", "", "invalid JSON"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := contract.DecodeList([]byte(c.data), c.format)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error = %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Shape != c.shape || len(l.Items) != c.items || l.ResourceVersion != c.rv || l.Kind != c.kind {
+				t.Errorf("got shape %v, %d items, rv %q, kind %q", l.Shape, len(l.Items), l.ResourceVersion, l.Kind)
+			}
+		})
+	}
+}
+
+func TestDecodeListKeepsItemBytes(t *testing.T) {
+	item := `{"metadata":{"name":"a"},"spec":{"x":"<b>"}}`
+	l, err := contract.DecodeList([]byte(`{"items":[`+item+`]}`), contract.FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(l.Items[0]) != item {
+		t.Errorf("item bytes changed: %s", l.Items[0])
+	}
+}
+
+func TestNotAListIsDistinguishable(t *testing.T) {
+	_, err := contract.DecodeList([]byte(`"x"`), contract.FormatJSON)
+	if !errors.Is(err, contract.ErrNotAList) {
+		t.Errorf("err = %v, want ErrNotAList", err)
+	}
+}

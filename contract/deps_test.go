@@ -1,0 +1,31 @@
+package contract_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+)
+
+// The contract and the server must stay usable without the Kubernetes
+// monolith: only transform may import k8s.io/kubernetes.
+func TestNoKubernetesMonolith(t *testing.T) {
+	root := contracttest.RepoRoot(t)
+	for _, pkgs := range []string{"./contract/...", "./serve/..."} {
+		cmd := exec.Command("go", "list", "-deps", "-test", pkgs)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			if strings.Contains(string(out), "no such file or directory") { // TODO(lead): remove once serve/ lands
+				continue
+			}
+			t.Fatalf("go list %s: %v\n%s", pkgs, err, out)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if line == "k8s.io/kubernetes" || strings.HasPrefix(line, "k8s.io/kubernetes/") {
+				t.Errorf("%s depends on %s", pkgs, line)
+			}
+		}
+	}
+}

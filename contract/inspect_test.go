@@ -1,0 +1,145 @@
+package contract_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+)
+
+// count maps the summary rows to the counts the corpus table names.
+func count(rep *contract.Report) map[string]int {
+	got := map[string]int{}
+	for _, r := range rep.Resources {
+		key := ""
+		switch {
+		case r.Custom:
+			key = "crs"
+		case r.Group == "" && r.Resource == "pods":
+			key = "pods"
+		case r.Group == "" && r.Resource == "events":
+			key = "events"
+		case r.Group == "apps" && r.Resource == "deployments":
+			key = "deployments"
+		case r.Group == "apps" && r.Resource == "replicasets":
+			key = "replicasets"
+		case r.Group == "" && r.Resource == "nodes":
+			key = "nodes"
+		case r.Group == "" && r.Resource == "namespaces":
+			key = "namespaces"
+		case r.Resource == "customresourcedefinitions":
+			key = "crds"
+		default:
+			continue
+		}
+		got[key] += r.Objects
+	}
+	return got
+}
+
+func TestInspectRealBundles(t *testing.T) {
+	dir := contracttest.CorpusDir(t)
+	for _, rb := range contracttest.RealBundles {
+		t.Run(rb.Name, func(t *testing.T) {
+			b, err := contract.Open(filepath.Join(dir, rb.Path), contract.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			rep, err := contract.Inspect(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.KubernetesVersion != rb.KubernetesVersion {
+				t.Errorf("Kubernetes version = %q, want %q", rep.KubernetesVersion, rb.KubernetesVersion)
+			}
+			got := count(rep)
+			for k, want := range rb.Counts {
+				if got[k] != want {
+					t.Errorf("%s: %d objects, want %d", k, got[k], want)
+				}
+			}
+			if len(rep.Problems) != 0 {
+				t.Errorf("problems: %+v", rep.Problems)
+			}
+			if rep.Schema != "legacy" {
+				t.Errorf("schema = %q, want legacy", rep.Schema)
+			}
+			if rep.CollectedAt == nil {
+				t.Errorf("no collection time guessed")
+			}
+		})
+	}
+}
+
+// The quirks that matter for serving: where each layout puts its objects.
+func TestInspectLegacyQuirks(t *testing.T) {
+	dir := contracttest.CorpusDir(t)
+	open := func(name string) *contract.Report {
+		t.Helper()
+		for _, rb := range contracttest.RealBundles {
+			if rb.Name == name {
+				b, err := contract.Open(filepath.Join(dir, rb.Path), contract.DefaultLimits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Close()
+				rep, err := contract.Inspect(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rep
+			}
+		}
+		t.Fatalf("no bundle %s", name)
+		return nil
+	}
+	find := func(rep *contract.Report, group, resource string) contract.ResourceSummary {
+		t.Helper()
+		for _, r := range rep.Resources {
+			if r.Group == group && r.Resource == resource {
+				return r
+			}
+		}
+		t.Fatalf("%s: no %s.%s", rep.Path, resource, group)
+		return contract.ResourceSummary{}
+	}
+
+	alpha := open("v0.123.0-alpha.9-2025")
+	rs := find(alpha, "apps", "replicasets")
+	if rs.Objects != 4 || rs.Paths[0] != "cluster-resources/statefulsets-errors.json/default.json" {
+		t.Errorf("replicasets in statefulsets-errors.json/: %+v", rs)
+	}
+
+	old := open("v0.50.0-2022")
+	if cj := find(old, "batch", "cronjobs"); cj.Version != "v1beta1" {
+		t.Errorf("CronJobs stored as %s, want batch/v1beta1", cj.Version)
+	}
+	if pdb := find(old, "policy", "poddisruptionbudgets"); pdb.Version != "v1beta1" {
+		t.Errorf("PDBs stored as %s, want policy/v1beta1", pdb.Version)
+	}
+	if crb := find(old, "rbac.authorization.k8s.io", "clusterrolebindings"); crb.Paths[0] != "cluster-resources/clusterRoleBindings.json" || crb.Objects == 0 {
+		t.Errorf("clusterRoleBindings.json: %+v", crb)
+	}
+	if rq := find(old, "", "resourcequotas"); rq.Paths[0] != "cluster-resources/resource-quotas/default.json" {
+		t.Errorf("resource-quotas/: %+v", rq)
+	}
+	if len(old.Logs) != 19 {
+		t.Errorf("v0.50.0 pod logs = %d, want 19", len(old.Logs))
+	}
+
+	sb := open("sbctl-2022")
+	// engines.longhorn.io is YAML broken by ***HIDDEN***:10000 redactions.
+	if e := find(sb, "longhorn.io", "engines"); e.Objects != 1 || e.Version != "v1beta1" || !e.Custom {
+		t.Errorf("longhorn engines: %+v", e)
+	}
+	if sb.Format != "folder" || sb.Root != "" {
+		t.Errorf("sbctl fixture read as %s with root %q", sb.Format, sb.Root)
+	}
+
+	pre := open("preflight-v0.123.14-2025")
+	if pre.Root != "preflightbundle-2025-12-10T17_26_50" || pre.CollectedAtSource != contract.TimeFromFolderName {
+		t.Errorf("preflight root %q, time from %q", pre.Root, pre.CollectedAtSource)
+	}
+}
