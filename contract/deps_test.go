@@ -17,9 +17,6 @@ func TestNoKubernetesMonolith(t *testing.T) {
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			if strings.Contains(string(out), "no such file or directory") { // TODO(lead): remove once serve/ lands
-				continue
-			}
 			t.Fatalf("go list %s: %v\n%s", pkgs, err, out)
 		}
 		for _, line := range strings.Split(string(out), "\n") {
