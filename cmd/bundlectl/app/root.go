@@ -60,6 +60,8 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.AddCommand(
 		newVersionCommand(streams),
 		newInspectCommand(streams),
+		newServeCommand(streams),
+		newShellCommand(streams),
 	)
 	return root
 }

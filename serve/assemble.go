@@ -1,0 +1,273 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// assemble turns the decoded files into the served resources: it decides
+// from discovery how each list is served, sorts objects into storage
+// order, attaches table rows and chooses the field selectors.
+func (l *loader) assemble() {
+	x := l.x
+	x.groupVersions = map[string]map[string]metav1.APIResource{}
+	x.resources = map[schema.GroupResource]*resource{}
+	scopes := map[schema.GroupResource]bool{}
+	for gv, list := range x.Discovery.Resources {
+		group, _ := splitGroupVersion(gv)
+		m := map[string]metav1.APIResource{}
+		for _, r := range list {
+			m[r.Name] = r
+			if !strings.Contains(r.Name, "/") {
+				scopes[schema.GroupResource{Group: group, Resource: r.Name}] = r.Namespaced
+			}
+		}
+		x.groupVersions[gv] = m
+	}
+	// Sort lists by path so that duplicates resolve the same way each run.
+	sort.Slice(l.lists, func(i, j int) bool {
+		a, b := l.lists[i].key, l.lists[j].key
+		return a.Dir < b.Dir || a.Dir == b.Dir && a.Namespace < b.Namespace
+	})
+	listGR := map[contract.ListKey]schema.GroupResource{}
+	listObjects := map[contract.ListKey][]*object{}
+	prefixes := map[string][]byte{}
+	var maxRV uint64
+	for _, list := range l.lists {
+		gr := list.gvr.GroupResource()
+		namespaced, ok := scopes[gr]
+		if !ok {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: %s is not in discovery; its %d objects are not served", list.rel, gr, len(list.objects)))
+			continue
+		}
+		r := x.resources[gr]
+		if r == nil {
+			r = &resource{gr: gr, namespaced: namespaced}
+			x.resources[gr] = r
+		}
+		listGR[list.key] = gr
+		for _, lo := range list.objects {
+			o := l.newObject(r, list, lo, prefixes)
+			if rv, err := strconv.ParseUint(o.resourceVersion, 10, 64); err == nil && rv > maxRV {
+				maxRV = rv
+			}
+			r.objects = append(r.objects, o)
+			listObjects[list.key] = append(listObjects[list.key], o)
+		}
+	}
+	for _, r := range x.resources {
+		sort.SliceStable(r.objects, func(i, j int) bool { return r.objects[i].key < r.objects[j].key })
+		r.objects = dedupe(r.objects)
+		for i, o := range r.objects {
+			o.idx = i
+		}
+	}
+	l.attachTables(listGR, listObjects)
+	l.chooseFieldSets()
+	x.ResourceVersion = strconv.FormatUint(maxRV, 10)
+	sort.Strings(l.warnings)
+	x.Warnings = append(x.Warnings, l.warnings...)
+}
+
+// newObject places a decoded object in its resource: its key follows the
+// resource's scope as discovery says, and its type is kept the way the
+// server writes it (on custom resource items, added per response for
+// built-ins).
+func (l *loader) newObject(r *resource, list *loadedList, lo *loadedObject, prefixes map[string][]byte) *object {
+	ns := ""
+	if r.namespaced {
+		ns = lo.namespace
+		if ns == "" {
+			ns = list.key.Namespace
+		}
+	}
+	key := lo.name
+	if r.namespaced {
+		key = ns + "/" + lo.name
+	}
+	apiVersion := lo.apiVersion
+	if apiVersion == "" {
+		apiVersion = list.gvr.GroupVersion().String()
+	}
+	kind := lo.kind
+	if kind == "" {
+		kind = list.kind
+	}
+	if kind == "" {
+		kind = l.x.groupVersions[list.gvr.GroupVersion().String()][list.gvr.Resource].Kind
+	}
+	o := &object{key: key, namespace: ns, name: lo.name, resourceVersion: lo.resourceVersion,
+		created: lo.created, labels: lo.labels, metaStart: lo.metaStart, metaEnd: lo.metaEnd}
+	if list.custom {
+		// Unstructured objects are written with sorted keys: apiVersion, kind, metadata, ...
+		prefix := typeMembers(`{"apiVersion":`, apiVersion, `,"kind":`, kind)
+		o.item = append(prefix[:len(prefix):len(prefix)], lo.body[1:]...)
+		shift := len(prefix) - 1
+		o.metaStart += shift
+		o.metaEnd += shift
+		return o
+	}
+	o.item = lo.body
+	id := kind + "\x00" + apiVersion
+	p, ok := prefixes[id]
+	if !ok {
+		// Typed objects are written kind first: kind, apiVersion, metadata, ...
+		p = typeMembers(`{"kind":`, kind, `,"apiVersion":`, apiVersion)
+		prefixes[id] = p
+	}
+	o.typePrefix = p
+	return o
+}
+
+// typeMembers renders `{"k1":"v1","k2":"v2",`, ready to replace the
+// opening brace of an object.
+func typeMembers(k1, v1, k2, v2 string) []byte {
+	q1, _ := json.Marshal(v1)
+	q2, _ := json.Marshal(v2)
+	out := append([]byte(k1), q1...)
+	out = append(out, k2...)
+	out = append(out, q2...)
+	return append(out, ',')
+}
+
+// dedupe drops objects whose key repeats an earlier one: a bundle may hold
+// an object twice (a folder and its legacy twin); the first by path wins.
+func dedupe(objs []*object) []*object {
+	out := objs[:0]
+	for i, o := range objs {
+		if i > 0 && o.key == objs[i-1].key {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// attachTables gives each object its stored row. Rows name their object in
+// row.object.metadata; rows stored without an object (includeObject=None)
+// are matched by position in their list.
+func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, listObjects map[contract.ListKey][]*object) {
+	sort.Slice(l.tables, func(i, j int) bool {
+		a, b := l.tables[i].key, l.tables[j].key
+		return a.Dir < b.Dir || a.Dir == b.Dir && a.Namespace < b.Namespace
+	})
+	for _, t := range l.tables {
+		gr, ok := listGR[t.key]
+		if !ok {
+			continue
+		}
+		if t.columns == nil {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: the table has no column definitions; its rows are not served", t.key.TablePath()))
+			continue
+		}
+		r := l.x.resources[gr]
+		if r.columns == nil {
+			r.columns = t.columns
+		}
+		objs := listObjects[t.key]
+		for i := range t.rows {
+			row := &t.rows[i]
+			var o *object
+			switch {
+			case row.hasObject:
+				ns := row.namespace
+				if ns == "" {
+					ns = t.key.Namespace
+				}
+				o = r.find(ns, row.name)
+			case i < len(objs):
+				o = objs[i]
+			}
+			if o != nil && o.row == nil {
+				o.row = &row.row
+			}
+		}
+	}
+}
+
+// crdSelectableFields reads, from the bundle's CustomResourceDefinitions,
+// the selectable fields of every version of every custom resource; a
+// version is a custom resource's exactly when it is in the map.
+func (l *loader) crdSelectableFields() map[schema.GroupVersionResource][]string {
+	out := map[schema.GroupVersionResource][]string{}
+	crds := l.x.resources[schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}]
+	if crds == nil {
+		return out
+	}
+	for _, o := range crds.objects {
+		var crd struct {
+			Spec struct {
+				Group string `json:"group"`
+				Names struct {
+					Plural string `json:"plural"`
+				} `json:"names"`
+				Versions []struct {
+					Name             string `json:"name"`
+					SelectableFields []struct {
+						JSONPath string `json:"jsonPath"`
+					} `json:"selectableFields"`
+				} `json:"versions"`
+			} `json:"spec"`
+		}
+		if err := json.Unmarshal(o.item, &crd); err != nil {
+			l.warnings = append(l.warnings, fmt.Sprintf("customresourcedefinition %s: %v", o.name, err))
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural}
+			paths := []string{}
+			for _, f := range v.SelectableFields {
+				paths = append(paths, strings.TrimPrefix(f.JSONPath, "."))
+			}
+			out[gvr] = paths
+		}
+	}
+	return out
+}
+
+// chooseFieldSets decides, for every served version of every resource,
+// which field selectors the server would accept: the labels the live
+// server was seen to accept (_meta/selectable-fields) first, else the
+// kind's known set, a CRD's selectable fields, or the default
+// metadata.name and metadata.namespace.
+func (l *loader) chooseFieldSets() {
+	crdFields := l.crdSelectableFields()
+	for gv, list := range l.x.Discovery.Resources {
+		group, version := splitGroupVersion(gv)
+		for _, api := range list {
+			if strings.Contains(api.Name, "/") {
+				continue
+			}
+			gr := schema.GroupResource{Group: group, Resource: api.Name}
+			r := l.x.resources[gr]
+			if r == nil {
+				r = &resource{gr: gr, namespaced: api.Namespaced}
+				l.x.resources[gr] = r
+			}
+			if r.fields == nil {
+				r.fields = newFieldIndex()
+			}
+			gvr := gr.WithVersion(version)
+			var known contract.FieldSet
+			if paths, ok := crdFields[gvr]; ok {
+				known = contract.CustomResourceFieldSet(api.Namespaced, paths)
+			} else if fs, ok := contract.BuiltinFieldSet(gvr); ok {
+				known = fs
+			} else {
+				known = contract.DefaultFieldSet(api.Namespaced)
+			}
+			if labels, ok := l.selectable[gvr]; ok {
+				known = contract.DiscoveredFieldSet(labels, known)
+			}
+			r.fields.sets[version] = known
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Errors are metav1.Status objects with the reason, code and details the
+// real server sends, because clients branch on them: kubectl prints
+// `Error from server (NotFound): pods "x" not found` from the message and
+// reason, and informers and discovery treat 404, 405 and 406 differently.
+
+// readOnly ends the message of every refused write and connect.
+const readOnly = "bundlectl serves a read-only support bundle"
+
+// writeError writes err as a Status; errors that are not API errors
+// become 500s, as in the server's ErrorToAPIStatus.
+func writeError(w http.ResponseWriter, err error) {
+	var s apierrors.APIStatus
+	var status metav1.Status
+	if errors.As(err, &s) {
+		status = s.Status()
+	} else {
+		status = apierrors.NewInternalError(err).ErrStatus
+	}
+	writeStatus(w, &status)
+}
+
+func writeStatus(w http.ResponseWriter, status *metav1.Status) {
+	status.Kind, status.APIVersion = "Status", "v1"
+	if status.Status == "" {
+		status.Status = metav1.StatusFailure
+	}
+	data, err := json.Marshal(status)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(int(status.Code))
+	w.Write(append(data, '\n'))
+}
+
+// errNoRoute is what the server answers for a path no API serves (an
+// unknown resource in a known group version, an unknown group version):
+// go-restful's 404 turned into a Status with empty details.
+func errNoRoute() error {
+	return apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false)
+}
+
+// errReadOnly refuses a write with 405 and the resource it was aimed at.
+func errReadOnly(verb string, gr schema.GroupResource, name string) *apierrors.StatusError {
+	target := gr.String()
+	if name != "" {
+		target = fmt.Sprintf("%s %q", gr, name)
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusMethodNotAllowed,
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Message: fmt.Sprintf("%s is not allowed on %s: %s", verb, target, readOnly),
+		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name},
+	}}
+}
+
+// errNotAcceptable is the 406 of content negotiation.
+func errNotAcceptable(msg string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotAcceptable,
+		Reason:  metav1.StatusReasonNotAcceptable,
+		Message: msg,
+	}}
+}
+
+// errNotServed answers the subresources a snapshot cannot provide (exec,
+// attach, port forwarding, proxying, scale...) at once, so that clients do
+// not wait for a connection upgrade that never comes.
+func errNotServed(what string, gr schema.GroupResource, name string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusBadRequest,
+		Reason:  metav1.StatusReasonBadRequest,
+		Message: fmt.Sprintf("%s is not available for %s %q: %s, there is no live cluster behind it", what, gr, name, readOnly),
+		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name},
+	}}
+}

@@ -1,0 +1,251 @@
+package serve
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// get serves one object, as itself, as a Table or as its metadata.
+func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+	t, err := negotiateResource(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	o := req.res.find(req.namespace, req.name)
+	if o == nil {
+		writeError(w, apierrors.NewNotFound(req.res.gr, req.name))
+		return
+	}
+	b := &body{}
+	switch t.kind {
+	case "":
+		o.appendTyped(b)
+		b.addString("\n")
+	case "PartialObjectMetadata":
+		appendPartial(b, o, t.groupVersion)
+		b.addString("\n")
+	case "Table":
+		opts, err := tableOptions(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: o.resourceVersion})
+		s.appendTable(b, req.res, t.groupVersion, meta, []*object{o}, opts.IncludeObject, false)
+		b.addString("\n")
+	default:
+		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, req.api.Kind)))
+		return
+	}
+	respond(w, r, http.StatusOK, jsonType, b, nil, "")
+}
+
+// list serves a list, selected and paginated, as a typed list, a Table or
+// a PartialObjectMetadataList.
+func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+	opts, err := listOptions(r, false)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	t, err := negotiateResource(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	sel, err := s.selection(req, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	all := req.res.namespaceRange(req.namespace)
+	objs := sel.filter(all)
+	page, meta, err := s.paginate(objs, opts, req, sel.empty())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	// A whole, unfiltered list is cached compressed; anything else is
+	// compressed per request.
+	var cache *gzipCache
+	cacheKey := ""
+	if sel.empty() && len(page) == len(all) {
+		cache = &req.res.gzipped
+		cacheKey = strings.Join([]string{t.kind, t.groupVersion, req.gvr.Version, req.namespace, r.URL.Query().Get("includeObject")}, "|")
+	}
+	b := &body{}
+	switch t.kind {
+	case "":
+		appendList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), meta, page, func(o *object) { b.add(o.item) })
+	case "PartialObjectMetadataList":
+		appendList(b, "PartialObjectMetadataList", t.groupVersion, meta, page, func(o *object) { appendPartial(b, o, t.groupVersion) })
+	case "Table":
+		topts, err := tableOptions(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		s.appendTable(b, req.res, t.groupVersion, meta, page, topts.IncludeObject, false)
+		b.addString("\n")
+	default:
+		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind)))
+		return
+	}
+	respond(w, r, http.StatusOK, jsonType, b, cache, cacheKey)
+}
+
+// listOptions decodes and validates the query as the server does, with the
+// same codec, so that malformed selectors get the same 400s. watch is set
+// for watches asked for by path (/api/v1/watch/...).
+func listOptions(r *http.Request, watch bool) (*metainternalversion.ListOptions, error) {
+	opts := &metainternalversion.ListOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	opts.Watch = opts.Watch || watch
+	metainternalversion.SetListOptionsDefaults(opts, true)
+	if errs := validation.ValidateListOptions(opts, true); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
+	}
+	return opts, nil
+}
+
+func (s *server) selection(req *apiRequest, opts *metainternalversion.ListOptions) (*selector, error) {
+	sel, msg := newSelector(req.res, req.gvr.Version, opts.LabelSelector, opts.FieldSelector)
+	if msg != "" {
+		return nil, apierrors.NewBadRequest(msg)
+	}
+	return sel, nil
+}
+
+// listMeta is the metadata of a list response, rendered as the server's
+// ListMeta JSON.
+func (s *server) listMeta(cont string, remaining *int64) []byte {
+	meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: s.x.ResourceVersion, Continue: cont, RemainingItemCount: remaining})
+	return meta
+}
+
+// paginate applies limit and continue as etcd does: a page ends at limit
+// objects, and the continue token names the key after the last one, so a
+// chunked kubectl get sees every object once, in order.
+func (s *server) paginate(objs []*object, opts *metainternalversion.ListOptions, req *apiRequest, exact bool) ([]*object, []byte, error) {
+	prefix := ""
+	if req.res.namespaced && req.namespace != "" {
+		prefix = req.namespace + "/"
+	}
+	if opts.Continue != "" {
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return nil, nil, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		start, err := decodeContinue(opts.Continue)
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+		}
+		from := prefix + start
+		objs = objs[sort.Search(len(objs), func(i int) bool { return objs[i].key >= from }):]
+	}
+	if opts.Limit <= 0 || int64(len(objs)) <= opts.Limit {
+		return objs, s.listMeta("", nil), nil
+	}
+	page := objs[:opts.Limit]
+	last := strings.TrimPrefix(page[len(page)-1].key, prefix)
+	rv, _ := strconv.ParseInt(s.x.ResourceVersion, 10, 64)
+	cont := encodeContinue(last+"\x00", max(rv, 1))
+	var remaining *int64
+	if exact {
+		n := int64(len(objs)) - opts.Limit
+		remaining = &n
+	}
+	return page, s.listMeta(cont, remaining), nil
+}
+
+// continueToken is the server's (k8s.io/apiserver/pkg/storage/continue.go).
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+var errInvalidContinue = errors.New("continue key is not valid")
+
+func encodeContinue(start string, rv int64) string {
+	data, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: start})
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// decodeContinue checks a token as the server does and returns its start
+// key, relative to the listed namespace.
+func decodeContinue(token string) (string, error) {
+	data, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errInvalidContinue, err)
+	}
+	var c continueToken
+	if err := json.Unmarshal(data, &c); err != nil {
+		return "", fmt.Errorf("%w: %v", errInvalidContinue, err)
+	}
+	if c.APIVersion != "meta.k8s.io/v1" {
+		return "", fmt.Errorf("%w: server does not recognize this encoded version %v", errInvalidContinue, c.APIVersion)
+	}
+	if c.ResourceVersion == 0 {
+		return "", fmt.Errorf("%w: incorrect encoded start resourceVersion (version meta.k8s.io/v1)", errInvalidContinue)
+	}
+	if c.StartKey == "" {
+		return "", fmt.Errorf("%w: encoded start key empty (version meta.k8s.io/v1)", errInvalidContinue)
+	}
+	if cleaned := path.Clean("/" + strings.TrimPrefix(c.StartKey, "/")); cleaned != "/"+strings.TrimPrefix(c.StartKey, "/") {
+		return "", fmt.Errorf("%w: %v", errInvalidContinue, c.StartKey)
+	}
+	return strings.TrimPrefix(c.StartKey, "/"), nil
+}
+
+// appendList renders a list envelope the way the server's encoder writes
+// it: kind, apiVersion, metadata, items.
+func appendList(b *body, kind, apiVersion string, meta []byte, objs []*object, item func(*object)) {
+	b.addString(`{"kind":` + quote(kind) + `,"apiVersion":` + quote(apiVersion) + `,"metadata":`)
+	b.add(meta)
+	b.addString(`,"items":[`)
+	b.grow(4*len(objs) + 1)
+	for i, o := range objs {
+		if i > 0 {
+			b.add(comma)
+		}
+		item(o)
+	}
+	b.addString("]}\n")
+}
+
+// appendPartial renders an object as PartialObjectMetadata: its whole
+// ObjectMeta, as the server's meta.AsPartialObjectMetadata keeps it.
+func appendPartial(b *body, o *object, groupVersion string) {
+	switch groupVersion {
+	case metaV1:
+		b.add(partialV1)
+	case metaV1beta1:
+		b.add(partialBeta1)
+	default:
+		b.add(partialPrefix(groupVersion))
+	}
+	b.add(o.metadata())
+	b.add(closeBrace)
+}
+
+func quote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}

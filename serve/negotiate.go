@@ -1,0 +1,82 @@
+package serve
+
+import (
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
+)
+
+// Content negotiation is the apiserver's own (k8s.io/apiserver's
+// negotiation package) over the one media type bundlectl writes, JSON, so
+// that an Accept header picks the same clause here as on a real server:
+// kubectl's `as=Table;v=v1;g=meta.k8s.io,...,application/json` gets a
+// Table, a protobuf-only client gets 406.
+
+const jsonType = "application/json"
+
+var jsonOnly = []runtime.SerializerInfo{{
+	MediaType:        jsonType,
+	MediaTypeType:    "application",
+	MediaTypeSubType: "json",
+	EncodesAsText:    true,
+	// Watches are served as newline-delimited JSON; the negotiation only
+	// checks that a stream serializer exists.
+	StreamSerializer: &runtime.StreamSerializerInfo{EncodesAsText: true},
+}}
+
+// errUnacceptable is the server's 406 when no Accept clause can be served.
+var errUnacceptable = errNotAcceptable("only the following media types are accepted: " + jsonType)
+
+// target is what a resource request asked to receive.
+type target struct {
+	// kind is "" (the objects themselves), "Table", "PartialObjectMetadata"
+	// or "PartialObjectMetadataList".
+	kind string
+	// groupVersion is meta.k8s.io/v1 or meta.k8s.io/v1beta1 for the
+	// transformed kinds.
+	groupVersion string
+}
+
+// resourceRestrictions are the RequestScope rules: Tables and partial
+// metadata of meta.k8s.io v1 and v1beta1, as JSON.
+type resourceRestrictions struct{}
+
+func (resourceRestrictions) AllowsMediaTypeTransform(_, _ string, gvk *schema.GroupVersionKind) bool {
+	if gvk == nil {
+		return true
+	}
+	if gvk.GroupVersion() != metav1.SchemeGroupVersion && gvk.GroupVersion() != metav1beta1.SchemeGroupVersion {
+		return false
+	}
+	switch gvk.Kind {
+	case "Table", "PartialObjectMetadata", "PartialObjectMetadataList":
+		return true
+	}
+	return false
+}
+func (resourceRestrictions) AllowsServerVersion(string) bool  { return false }
+func (resourceRestrictions) AllowsStreamSchema(s string) bool { return s == "watch" }
+
+func negotiateResource(r *http.Request) (target, error) {
+	mt, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), jsonOnly, resourceRestrictions{})
+	if !ok {
+		return target{}, errUnacceptable
+	}
+	if mt.Convert == nil {
+		return target{}, nil
+	}
+	return target{kind: mt.Convert.Kind, groupVersion: mt.Convert.GroupVersion().String()}, nil
+}
+
+// negotiatePlain is for documents that have no other form (discovery
+// lists, /version, reviews): any clause without a conversion.
+func negotiatePlain(r *http.Request) error {
+	if _, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), jsonOnly, negotiation.DefaultEndpointRestrictions); !ok {
+		return errUnacceptable
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// UpgradeFunc upgrades a legacy bundle (one without discovery.json) to
+// the contract and returns the folder of the upgraded bundle, with a
+// cleanup that removes it. The command layer provides it: the upgrade
+// needs k8s.io/kubernetes, which serve must not import.
+type UpgradeFunc func(ctx context.Context, b *contract.Bundle) (dir string, cleanup func(), err error)
+
+// Options configure Run.
+type Options struct {
+	// Bundles are archives or folders; "-" reads an archive from Stdin.
+	Bundles []string
+	// Address to listen on; "" is 127.0.0.1.
+	Address string
+	// Port of the first bundle's server, the next bundles take the next
+	// ports; 0 picks free ports.
+	Port int
+	// InsecureHTTP serves plain HTTP without a token.
+	InsecureHTTP bool
+	// Upgrade is called for legacy bundles; nil refuses them.
+	Upgrade UpgradeFunc
+	Limits  contract.Limits
+	Stdin   io.Reader
+	// Out gets the summary and the `export KUBECONFIG=` line, ErrOut the
+	// warnings about files that could not be served.
+	Out, ErrOut io.Writer
+	// Ready, if set, is called with the kubeconfig's path once every
+	// bundle is served. Run still returns only when ctx ends.
+	Ready func(kubeconfig string)
+}
+
+// Run loads every bundle, serves each on its own listener (kubectl knows
+// one server per context, so one listener per bundle keeps every client
+// working), writes a kubeconfig with one context per bundle, and serves
+// until ctx ends. Then it stops the servers and removes what it wrote.
+func Run(ctx context.Context, o Options) (err error) {
+	if len(o.Bundles) == 0 {
+		return errors.New("no bundle to serve")
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.ErrOut == nil {
+		o.ErrOut = io.Discard
+	}
+	var cleanups []func()
+	defer func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}()
+	indexes := make([]*Index, len(o.Bundles))
+	for i, path := range o.Bundles {
+		x, cleanup, err := loadBundle(ctx, path, o)
+		if err != nil {
+			return err
+		}
+		cleanups = append(cleanups, cleanup)
+		indexes[i] = x
+	}
+	host := o.Address
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	var creds *credentials
+	if !o.InsecureHTTP {
+		if creds, err = newCredentials([]string{host}); err != nil {
+			return err
+		}
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, len(indexes))
+	names := contextNames(o.Bundles)
+	contexts := make([]kubeContext, len(indexes))
+	var servers []*http.Server
+	defer func() {
+		close(stop)
+		shutdown(servers)
+	}()
+	for i, x := range indexes {
+		port := 0
+		if o.Port != 0 {
+			port = o.Port + i
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			return fmt.Errorf("serving %s: %w", x.Name, err)
+		}
+		hopts := HandlerOptions{Stop: stop}
+		srv := &http.Server{ReadHeaderTimeout: 30 * time.Second}
+		scheme := "http"
+		if creds != nil {
+			hopts.Token = creds.token
+			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{creds.cert}, MinVersion: tls.VersionTLS12}
+			scheme = "https"
+		}
+		srv.Handler = NewHandler(x, hopts)
+		servers = append(servers, srv)
+		go func() {
+			serve := func() error { return srv.Serve(ln) }
+			if srv.TLSConfig != nil {
+				serve = func() error { return srv.ServeTLS(ln, "", "") }
+			}
+			if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("serving %s: %w", x.Name, err)
+			}
+		}()
+		contexts[i] = kubeContext{name: names[i], server: scheme + "://" + clientHost(host, ln.Addr())}
+		if creds != nil {
+			contexts[i].caPEM, contexts[i].token = creds.caPEM, creds.token
+		}
+	}
+	kubeconfig, err := writeKubeconfig(contexts)
+	if err != nil {
+		return err
+	}
+	cleanups = append(cleanups, func() { removeKubeconfig(kubeconfig) })
+	for i, x := range indexes {
+		printSummary(o.Out, o.ErrOut, x, contexts[i])
+	}
+	fmt.Fprintf(o.Out, "export KUBECONFIG=%s\n", kubeconfig)
+	if o.Ready != nil {
+		o.Ready(kubeconfig)
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errs:
+		return err
+	}
+}
+
+// loadBundle opens a bundle, upgrading it first when it is legacy.
+func loadBundle(ctx context.Context, path string, o Options) (*Index, func(), error) {
+	b, err := contract.OpenReader(path, o.Stdin, o.Limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { b.Close() }
+	if b.DiscoveryJSON == nil {
+		if o.Upgrade == nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("%s: bundle is legacy; upgrade hook not configured", path)
+		}
+		dir, upgraded, err := o.Upgrade(ctx, b)
+		cleanup()
+		if err != nil {
+			return nil, nil, fmt.Errorf("upgrading %s: %w", path, err)
+		}
+		if b, err = contract.Open(dir, o.Limits); err != nil {
+			upgraded()
+			return nil, nil, fmt.Errorf("opening the upgraded %s: %w", path, err)
+		}
+		cleanup = func() { b.Close(); upgraded() }
+	}
+	x, err := Load(ctx, b)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	x.Name = path
+	return x, func() { x.Close(); cleanup() }, nil
+}
+
+// clientHost is the address clients dial: the loopback address when
+// listening on every interface.
+func clientHost(host string, addr net.Addr) string {
+	_, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func shutdown(servers []*http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		s.Shutdown(ctx)
+	}
+}
+
+// printSummary tells what is served where: the cluster's version and
+// collection time, because every age in the tables is as of that time.
+func printSummary(out, errOut io.Writer, x *Index, c kubeContext) {
+	counts := x.Counts()
+	total := 0
+	var parts []string
+	for _, rc := range counts {
+		total += rc.Objects
+		parts = append(parts, fmt.Sprintf("%s %d", rc.Resource, rc.Objects))
+	}
+	fmt.Fprintf(out, "Serving %s as context %q at %s\n", x.Name, c.name, c.server)
+	fmt.Fprintf(out, "  Kubernetes %s, collected %s (ages are as of then)\n", x.Version.GitVersion, x.CollectedAt.Format(time.RFC3339))
+	fmt.Fprintf(out, "  %d objects in %d resources: %s\n", total, len(counts), strings.Join(parts, ", "))
+	for _, w := range x.Warnings {
+		fmt.Fprintf(errOut, "warning: %s: %s\n", x.Name, w)
+	}
+}

@@ -1,0 +1,126 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1beta1/validation"
+)
+
+// Tables are what kubectl prints: without one, `kubectl get` shows only
+// NAME and AGE. The rows come from the tables the bundle stored beside
+// each list, so every kind shows its real columns, computed when the
+// bundle was collected (ages are as of the collection time). Objects
+// without a stored table get the server's default convertor, Name and
+// Created At, which is what the server itself serves for kinds without
+// printers.
+
+// tableOptions decodes includeObject as the server does.
+func tableOptions(r *http.Request) (*metav1.TableOptions, error) {
+	opts := &metav1.TableOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	switch errs := validation.ValidateTableOptions(opts); len(errs) {
+	case 0:
+		return opts, nil
+	case 1:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs[0].Error()))
+	default:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs))
+	}
+}
+
+// defaultColumns are the default convertor's (k8s.io/apiserver/pkg/registry/rest/table.go).
+var defaultColumns = func() []byte {
+	docs := metav1.ObjectMeta{}.SwaggerDoc()
+	data, _ := json.Marshal([]metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: docs["name"]},
+		{Name: "Created At", Type: "date", Description: docs["creationTimestamp"]},
+	})
+	return data
+}()
+
+// appendTable renders a Table of objs. noHeaders leaves the column
+// definitions out (null), as watch events after the first do.
+func (s *server) appendTable(b *body, res *resource, groupVersion string, meta []byte, objs []*object, include metav1.IncludeObjectPolicy, noHeaders bool) {
+	b.addString(`{"kind":"Table","apiVersion":` + quote(groupVersion) + `,"metadata":`)
+	b.add(meta)
+	b.addString(`,"columnDefinitions":`)
+	switch {
+	case noHeaders:
+		b.addString("null")
+	case res.columns != nil:
+		b.add(res.columns)
+	default:
+		b.add(defaultColumns)
+	}
+	b.addString(`,"rows":[`)
+	b.grow(8*len(objs) + 1)
+	for i, o := range objs {
+		if i > 0 {
+			b.add(comma)
+		}
+		b.add(rowCells)
+		switch {
+		case o.row != nil:
+			b.add(o.row.cells)
+			if o.row.conditions != nil {
+				b.add(rowConds)
+				b.add(o.row.conditions)
+			}
+		case res.columns == nil:
+			b.add(defaultCells(o))
+		default:
+			b.add(missingCells(res.columns, o))
+		}
+		b.add(rowObject)
+		switch include {
+		case metav1.IncludeNone:
+			b.add(null)
+		case metav1.IncludeObject:
+			o.appendTyped(b)
+		default:
+			appendPartial(b, o, groupVersion)
+		}
+		b.add(closeBrace)
+	}
+	b.addString("]}")
+}
+
+// defaultCells are the default convertor's: the name and the creation
+// time in RFC 3339, UTC.
+func defaultCells(o *object) []byte {
+	var created metav1.Time
+	if o.created != "" {
+		if t, err := time.Parse(time.RFC3339, o.created); err == nil {
+			created = metav1.NewTime(t)
+		}
+	}
+	data, _ := json.Marshal([]any{o.name, created.UTC().Format(time.RFC3339)})
+	return data
+}
+
+// missingCells stand in for the row of an object whose stored table has
+// none: the name where the table has its name column, "<unknown>" in the
+// others, so the object is still listed and nothing is made up.
+func missingCells(columns []byte, o *object) []byte {
+	var defs []metav1.TableColumnDefinition
+	if err := json.Unmarshal(columns, &defs); err != nil || len(defs) == 0 {
+		return defaultCells(o)
+	}
+	cells := make([]any, len(defs))
+	for i, d := range defs {
+		cells[i] = "<unknown>"
+		if d.Format == "name" {
+			cells[i] = o.name
+		}
+	}
+	data, _ := json.Marshal(cells)
+	return data
+}

@@ -1,0 +1,172 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+)
+
+// A snapshot never changes, so a watch is its initial state followed by
+// silence: the current objects as ADDED events when the client asked for
+// them (no resourceVersion, "0", or sendInitialEvents), the bookmark that
+// ends them when it allows bookmarks, then an open connection until the
+// client leaves or its timeout ends. Closing early would make informers
+// and k9s relist in a loop.
+
+// minRequestTimeout is the server's default --min-request-timeout: a watch
+// without timeoutSeconds lasts between one and two times it.
+const minRequestTimeout = 30 * time.Minute
+
+// initialEventsEnd is the annotation of the bookmark that ends the initial
+// events of a watch list (k8s.io/apiserver/pkg/storage).
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+	opts, err := listOptions(r, true)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	t, err := negotiateResource(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if req.name != "" {
+		// A watch of one object is a watch of the list with its name selected.
+		if opts.FieldSelector != nil && !opts.FieldSelector.Empty() {
+			if n, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); !ok || n != req.name {
+				writeError(w, apierrors.NewBadRequest("fieldSelector metadata.name doesn't match requested name"))
+				return
+			}
+		} else {
+			opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", req.name)
+		}
+	}
+	sel, err := s.selection(req, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var include metav1.IncludeObjectPolicy
+	if t.kind == "Table" {
+		topts, err := tableOptions(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		include = topts.IncludeObject
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, apierrors.NewInternalError(errNoFlusher))
+		return
+	}
+	timeout := time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1))
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+
+	w.Header().Set("Content-Type", jsonType)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+
+	ev := &eventWriter{s: s, req: req, t: t, include: include}
+	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents ||
+		opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
+	since, sinceErr := strconv.ParseUint(opts.ResourceVersion, 10, 64)
+	for _, o := range sel.filter(req.res.namespaceRange(req.namespace)) {
+		if !initial && !newerThan(o, since, sinceErr) {
+			continue
+		}
+		if ev.write(w, "ADDED", o) != nil {
+			return
+		}
+	}
+	if initial && opts.AllowWatchBookmarks {
+		if ev.bookmark(w) != nil {
+			return
+		}
+	}
+	flusher.Flush()
+	select {
+	case <-r.Context().Done():
+	case <-timer.C:
+	case <-s.opts.Stop:
+	}
+}
+
+var errNoFlusher = errors.New("unable to start watch - can't get http.Flusher")
+
+// newerThan says whether an object changed after the resourceVersion a
+// watch starts from; objects without a numeric resourceVersion never did.
+func newerThan(o *object, since uint64, sinceErr error) bool {
+	if sinceErr != nil {
+		return false
+	}
+	rv, err := strconv.ParseUint(o.resourceVersion, 10, 64)
+	return err == nil && rv > since
+}
+
+// eventWriter renders watch events in the negotiated form. Table events
+// carry the column definitions in the first event only, as the server's
+// watch encoder does.
+type eventWriter struct {
+	s       *server
+	req     *apiRequest
+	t       target
+	include metav1.IncludeObjectPolicy
+	sent    bool
+}
+
+func (e *eventWriter) write(w http.ResponseWriter, typ string, o *object) error {
+	b := &body{}
+	b.addString(`{"type":"` + typ + `","object":`)
+	switch e.t.kind {
+	case "Table":
+		meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: o.resourceVersion})
+		e.s.appendTable(b, e.req.res, e.t.groupVersion, meta, []*object{o}, e.include, e.sent)
+	case "PartialObjectMetadata":
+		appendPartial(b, o, e.t.groupVersion)
+	default:
+		o.appendTyped(b)
+	}
+	b.addString("}\n")
+	e.sent = true
+	return b.writeTo(w)
+}
+
+// bookmark ends the initial events: an empty object of the kind holding
+// only the snapshot's resourceVersion and the annotation.
+func (e *eventWriter) bookmark(w http.ResponseWriter) error {
+	meta, _ := json.Marshal(metav1.ObjectMeta{ResourceVersion: e.s.x.ResourceVersion, Annotations: map[string]string{initialEventsEnd: "true"}})
+	b := &body{}
+	b.addString(`{"type":"BOOKMARK","object":`)
+	switch e.t.kind {
+	case "Table":
+		rv, _ := json.Marshal(metav1.ListMeta{ResourceVersion: e.s.x.ResourceVersion})
+		b.addString(`{"kind":"Table","apiVersion":` + quote(e.t.groupVersion) + `,"metadata":`)
+		b.add(rv)
+		b.addString(`,"columnDefinitions":null,"rows":[]}`)
+	case "PartialObjectMetadata":
+		b.addString(`{"kind":"PartialObjectMetadata","apiVersion":` + quote(e.t.groupVersion) + `,"metadata":`)
+		b.add(meta)
+		b.addString("}")
+	default:
+		b.addString(`{"kind":` + quote(e.req.api.Kind) + `,"apiVersion":` + quote(e.req.gvr.GroupVersion().String()) + `,"metadata":`)
+		b.add(meta)
+		b.addString("}")
+	}
+	b.addString("}\n")
+	return b.writeTo(w)
+}

@@ -1,0 +1,144 @@
+package serve
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+type event struct {
+	Type   string         `json:"type"`
+	Object map[string]any `json:"object"`
+}
+
+// watchEvents reads a watch until the server ends it, and says how long
+// the connection stayed open.
+func watchEvents(t *testing.T, srv *httptest.Server, path string, headers ...string) ([]event, time.Duration) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ": ")
+		req.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("watch: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var events []event
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("event %q: %v", sc.Text(), err)
+		}
+		events = append(events, e)
+	}
+	return events, time.Since(start)
+}
+
+func eventNames(events []event) []string {
+	var out []string
+	for _, e := range events {
+		m := e.Object["metadata"].(map[string]any)
+		n, _ := m["name"].(string)
+		out = append(out, e.Type+" "+n)
+	}
+	return out
+}
+
+func TestWatch(t *testing.T) {
+	srv := testServer(t)
+	x := load(t, smallBundle(t))
+
+	// No resourceVersion: the current objects, then the connection stays
+	// open until timeoutSeconds.
+	events, open := watchEvents(t, srv, "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1")
+	if got := strings.Join(eventNames(events), ","); got != "ADDED web-1,ADDED web-2" {
+		t.Errorf("events %s", got)
+	}
+	if open < 900*time.Millisecond {
+		t.Errorf("the watch closed after %v, before its timeout", open)
+	}
+	if events[0].Object["kind"] != "Pod" || events[0].Object["apiVersion"] != "v1" {
+		t.Errorf("event object %v %v", events[0].Object["kind"], events[0].Object["apiVersion"])
+	}
+
+	// From the list's resourceVersion: nothing has changed since.
+	events, _ = watchEvents(t, srv, "/api/v1/pods?watch=true&timeoutSeconds=1&resourceVersion="+x.ResourceVersion)
+	if len(events) != 0 {
+		t.Errorf("events after the snapshot: %v", eventNames(events))
+	}
+
+	// A watch list (client-go's WatchListClient): the objects, then the
+	// bookmark that ends the initial events.
+	events, _ = watchEvents(t, srv, "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+	if got := strings.Join(eventNames(events), ","); got != "ADDED web-1,ADDED web-2,BOOKMARK " {
+		t.Fatalf("events %s", got)
+	}
+	meta := events[2].Object["metadata"].(map[string]any)
+	if meta["resourceVersion"] != x.ResourceVersion || meta["annotations"].(map[string]any)["k8s.io/initial-events-end"] != "true" {
+		t.Errorf("bookmark %v", events[2].Object)
+	}
+
+	r := get(t, srv, "/api/v1/pods?watch=1&sendInitialEvents=true")
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", "")
+}
+
+func TestWatchOneObject(t *testing.T) {
+	srv := testServer(t)
+	for _, path := range []string{
+		"/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1&fieldSelector=" + url.QueryEscape("metadata.name=web-2"),
+		"/api/v1/watch/namespaces/default/pods/web-2?timeoutSeconds=1",
+	} {
+		events, _ := watchEvents(t, srv, path)
+		if got := strings.Join(eventNames(events), ","); got != "ADDED web-2" {
+			t.Errorf("%s: %s", path, got)
+		}
+	}
+	r := get(t, srv, "/api/v1/watch/namespaces/default/pods/web-2?fieldSelector="+url.QueryEscape("metadata.name=web-1"))
+	wantStatus(t, r, http.StatusBadRequest, "BadRequest", "fieldSelector metadata.name doesn't match requested name")
+}
+
+func TestWatchTable(t *testing.T) {
+	srv := testServer(t)
+	// kubectl get -w: Tables of one row, the columns in the first only.
+	events, _ := watchEvents(t, srv, "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1", tableAccept)
+	if len(events) != 2 {
+		t.Fatalf("events %v", events)
+	}
+	for i, e := range events {
+		if e.Object["kind"] != "Table" || len(e.Object["rows"].([]any)) != 1 {
+			t.Fatalf("event %d: %v", i, e.Object)
+		}
+	}
+	if events[0].Object["columnDefinitions"] == nil || events[1].Object["columnDefinitions"] != nil {
+		t.Errorf("column definitions: %v / %v", events[0].Object["columnDefinitions"], events[1].Object["columnDefinitions"])
+	}
+}
+
+func TestWatchEndsWhenServerStops(t *testing.T) {
+	x := load(t, smallBundle(t))
+	stop := make(chan struct{})
+	srv := httptest.NewServer(NewHandler(x, HandlerOptions{Token: testToken, Stop: stop}))
+	defer srv.Close()
+	time.AfterFunc(200*time.Millisecond, func() { close(stop) })
+	_, open := watchEvents(t, srv, "/api/v1/pods?watch=1")
+	if open > 5*time.Second {
+		t.Errorf("the watch outlived the server by %v", open)
+	}
+}
