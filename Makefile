@@ -5,19 +5,17 @@ GO        ?= go
 BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
-CACHE     ?= $(HOME)/.cache/bundlectl
 
-.PHONY: all build test lint bench demo local-apiserver conformance fuzz clean
+.PHONY: all build test lint bench demo clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/bundlectl
 
-# The default suite: unit, golden, testscript and real-kubectl tests, and the
-# local kube-apiserver tests (built once into $(CACHE) by local-apiserver).
-test: local-apiserver
-	BUNDLECTL_LOCAL_APISERVER=1 $(GO) test -count=1 -timeout 30m ./...
+# The default suite: unit, golden, testscript and real-kubectl tests.
+test:
+	$(GO) test -count=1 -timeout 30m ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -34,10 +32,6 @@ demo: build
 	$(BIN) upgrade --force $(EXAMPLE) $(OUT)/example-upgraded.tar.gz
 	$(BIN) inspect $(OUT)/example-upgraded.tar.gz
 
-# A real kube-apiserver and etcd of the pinned release, built from the Go
-# module proxy into $(CACHE) (once; later runs reuse them).
-local-apiserver:
-	scripts/build-local-apiserver.sh $(CACHE)/local-apiserver/v1.35.4
 
 clean:
 	rm -rf bin $(OUT)
