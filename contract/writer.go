@@ -1,0 +1,343 @@
+package contract
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Writer writes a bundle so that nobody ever sees half of it: entries go
+// to a temporary file or folder beside the destination, Commit renames it
+// into place, and Abort removes it. A failed or interrupted write leaves
+// the destination as it was.
+type Writer struct {
+	dest   string
+	format SourceFormat
+	force  bool
+	stdout io.Writer
+
+	tmp     string // the temporary file or folder
+	file    *os.File
+	buf     *bufio.Writer
+	zw      *gzip.Writer
+	tw      *tar.Writer
+	root    *os.Root // folders only
+	dirs    []dirTime
+	written int64
+	done    bool
+}
+
+type dirTime struct {
+	name  string
+	mtime time.Time
+}
+
+// WriterOptions configure CreateWriter.
+type WriterOptions struct {
+	// Force replaces an existing destination; without it CreateWriter
+	// refuses one.
+	Force bool
+	// Stdout receives the archive when the destination is "-". It is
+	// written only at Commit, so a failure sends nothing.
+	Stdout io.Writer
+	// Level is the gzip level of .tar.gz output; 0 means gzip.DefaultCompression.
+	Level int
+}
+
+// DestFormat says how a destination is written: "-" and names ending in
+// .tar.gz or .tgz are gzip-compressed tar archives, .tar a plain tar, and
+// anything else a folder.
+func DestFormat(dest string) SourceFormat {
+	switch {
+	case dest == "-", strings.HasSuffix(dest, ".tar.gz"), strings.HasSuffix(dest, ".tgz"):
+		return FormatTarGz
+	case strings.HasSuffix(dest, ".tar"):
+		return FormatTar
+	}
+	return FormatFolder
+}
+
+// CreateWriter starts writing a bundle to dest (see DestFormat).
+func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
+	w := &Writer{dest: dest, format: DestFormat(dest), force: opts.Force, stdout: opts.Stdout}
+	if dest == "-" {
+		if w.stdout == nil {
+			w.stdout = os.Stdout
+		}
+	} else if _, err := os.Lstat(dest); err == nil && !opts.Force {
+		return nil, fmt.Errorf("%s already exists; pass --force to replace it", dest)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("checking %s: %w", dest, err)
+	}
+	dir, base := filepath.Split(dest)
+	if dest == "-" {
+		dir, base = "", "bundlectl-stdout"
+	}
+	if dir == "" && dest != "-" {
+		dir = "."
+	}
+	var err error
+	if w.format == FormatFolder {
+		if w.tmp, err = os.MkdirTemp(dir, "."+base+".tmp-"); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", dest, err)
+		}
+		if w.root, err = os.OpenRoot(w.tmp); err != nil {
+			os.RemoveAll(w.tmp)
+			return nil, fmt.Errorf("creating %s: %w", dest, err)
+		}
+		return w, nil
+	}
+	if w.file, err = os.CreateTemp(dir, "."+base+".tmp-"); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dest, err)
+	}
+	w.tmp = w.file.Name()
+	w.buf = bufio.NewWriterSize(w.file, 1<<20)
+	var out io.Writer = w.buf
+	if w.format == FormatTarGz {
+		level := opts.Level
+		if level == 0 {
+			level = gzip.DefaultCompression
+		}
+		if w.zw, err = gzip.NewWriterLevel(w.buf, level); err != nil {
+			w.Abort()
+			return nil, err
+		}
+		out = w.zw
+	}
+	w.tw = tar.NewWriter(&countingWriter{w: out, n: &w.written})
+	return w, nil
+}
+
+// Dest is the destination the writer publishes to at Commit.
+func (w *Writer) Dest() string { return w.dest }
+
+// Written counts the uncompressed bytes of entries written so far.
+func (w *Writer) Written() int64 { return w.written }
+
+// WriteEntry writes one entry: its header as given and, for a regular
+// file, exactly hdr.Size bytes from body.
+func (w *Writer) WriteEntry(hdr *tar.Header, body io.Reader) error {
+	if w.done {
+		return errors.New("bundle writer is closed")
+	}
+	if body == nil {
+		body = strings.NewReader("")
+	}
+	if w.root != nil {
+		return w.writeFile(hdr, body)
+	}
+	if err := w.tw.WriteHeader(hdr); err != nil {
+		return fmt.Errorf("writing %s: entry %q: %w", w.dest, hdr.Name, err)
+	}
+	if hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeRegA {
+		n, err := io.Copy(w.tw, io.LimitReader(body, hdr.Size))
+		if err == nil && n != hdr.Size {
+			err = fmt.Errorf("content is %d bytes, its header says %d", n, hdr.Size)
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: entry %q: %w", w.dest, hdr.Name, err)
+		}
+	}
+	return nil
+}
+
+// writeFile writes an entry into the temporary folder. os.Root confines
+// every operation to it: no name or symlink can make the writer touch a
+// file outside the bundle.
+func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
+	name, err := cleanName(hdr.Name)
+	if err != nil || name == "" {
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("writing %s: entry %q: %w", w.dest, hdr.Name, err)
+	}
+	fail := func(err error) error { return fmt.Errorf("writing %s: entry %q: %w", w.dest, name, err) }
+	if dir := path.Dir(name); dir != "." {
+		if err := w.root.MkdirAll(dir, 0o755); err != nil {
+			return fail(err)
+		}
+	}
+	perm := fs.FileMode(hdr.Mode).Perm()
+	switch hdr.Typeflag {
+	case tar.TypeDir:
+		if err := w.root.MkdirAll(name, perm|0o700); err != nil {
+			return fail(err)
+		}
+		w.dirs = append(w.dirs, dirTime{name: name, mtime: hdr.ModTime})
+		return nil
+	case tar.TypeSymlink:
+		if _, err := resolveLink(name, hdr); err != nil {
+			return fail(err)
+		}
+		return wrapIf(w.root.Symlink(hdr.Linkname, name), fail)
+	case tar.TypeLink:
+		target, err := resolveLink(name, hdr)
+		if err != nil {
+			return fail(err)
+		}
+		return wrapIf(w.root.Link(target, name), fail)
+	case tar.TypeReg, tar.TypeRegA:
+	default:
+		return nil // PAX and GNU meta entries are folded into headers by archive/tar
+	}
+	f, err := w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm|0o600)
+	if err != nil {
+		return fail(err)
+	}
+	n, err := io.Copy(f, io.LimitReader(body, hdr.Size))
+	w.written += n
+	if err == nil && n != hdr.Size {
+		err = fmt.Errorf("content is %d bytes, its header says %d", n, hdr.Size)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && perm|0o600 != perm {
+		err = w.root.Chmod(name, perm)
+	}
+	if err == nil && !hdr.ModTime.IsZero() {
+		err = w.root.Chtimes(name, hdr.ModTime, hdr.ModTime)
+	}
+	return wrapIf(err, fail)
+}
+
+func wrapIf(err error, wrap func(error) error) error {
+	if err == nil {
+		return nil
+	}
+	return wrap(err)
+}
+
+// Commit finishes the bundle and publishes it at the destination,
+// replacing an existing one only when Force was given.
+func (w *Writer) Commit() (err error) {
+	if w.done {
+		return errors.New("bundle writer is closed")
+	}
+	defer func() {
+		if err != nil {
+			w.Abort()
+		}
+	}()
+	if w.root != nil {
+		// Folder times last: writing into a folder changes its mtime.
+		sort.SliceStable(w.dirs, func(i, j int) bool { return depth(w.dirs[i].name) > depth(w.dirs[j].name) })
+		for _, d := range w.dirs {
+			if !d.mtime.IsZero() {
+				if err := w.root.Chtimes(d.name, d.mtime, d.mtime); err != nil {
+					return fmt.Errorf("writing %s: %w", w.dest, err)
+				}
+			}
+		}
+		if err := w.root.Close(); err != nil {
+			return err
+		}
+		w.root = nil
+		if err := os.Chmod(w.tmp, 0o755); err != nil {
+			return err
+		}
+		return w.publish()
+	}
+	if err := w.tw.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", w.dest, err)
+	}
+	if w.zw != nil {
+		if err := w.zw.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", w.dest, err)
+		}
+	}
+	if err := w.buf.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", w.dest, err)
+	}
+	if w.dest == "-" {
+		if _, err := w.file.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.Copy(w.stdout, bufio.NewReaderSize(w.file, 1<<20)); err != nil {
+			return fmt.Errorf("writing to standard output: %w", err)
+		}
+		w.file.Close()
+		w.done = true
+		return os.Remove(w.tmp)
+	}
+	if err := w.file.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", w.dest, err)
+	}
+	if err := w.file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", w.dest, err)
+	}
+	w.file = nil
+	if err := os.Chmod(w.tmp, 0o644); err != nil {
+		return err
+	}
+	return w.publish()
+}
+
+// publish renames the finished temporary file or folder to the
+// destination. A folder being replaced is moved aside first and removed
+// only once the new one is in place.
+func (w *Writer) publish() error {
+	var old string
+	if w.force {
+		if _, err := os.Lstat(w.dest); err == nil {
+			old = w.tmp + ".old"
+			if err := os.Rename(w.dest, old); err != nil {
+				return fmt.Errorf("replacing %s: %w", w.dest, err)
+			}
+		}
+	} else if _, err := os.Lstat(w.dest); err == nil {
+		return fmt.Errorf("%s appeared while it was being written; pass --force to replace it", w.dest)
+	}
+	if err := os.Rename(w.tmp, w.dest); err != nil {
+		if old != "" {
+			os.Rename(old, w.dest)
+		}
+		return fmt.Errorf("publishing %s: %w", w.dest, err)
+	}
+	w.done = true
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+// Abort removes everything written. It is safe to call more than once and
+// after Commit, which makes `defer w.Abort()` the right idiom.
+func (w *Writer) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	if w.root != nil {
+		w.root.Close()
+	}
+	if w.file != nil {
+		w.file.Close()
+	}
+	if w.tmp == "" {
+		return nil
+	}
+	return os.RemoveAll(w.tmp)
+}
+
+type countingWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
+}

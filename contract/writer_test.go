@@ -1,0 +1,179 @@
+package contract_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+)
+
+var writerEntries = []struct {
+	hdr  tar.Header
+	body string
+}{
+	{tar.Header{Name: "b/", Typeflag: tar.TypeDir, Mode: 0o750, ModTime: contracttest.Epoch}, ""},
+	{tar.Header{Name: "b/cluster-resources/pods/default.json", Typeflag: tar.TypeReg, Mode: 0o640, ModTime: contracttest.Epoch}, `{"items":[]}`},
+	{tar.Header{Name: "b/cluster-resources/pods/default.yaml", Typeflag: tar.TypeSymlink, Linkname: "default.json", ModTime: contracttest.Epoch}, ""},
+	{tar.Header{Name: "b/copy.json", Typeflag: tar.TypeLink, Linkname: "b/cluster-resources/pods/default.json", ModTime: contracttest.Epoch}, ""},
+}
+
+func writeAll(t *testing.T, w *contract.Writer) {
+	t.Helper()
+	for _, e := range writerEntries {
+		hdr := e.hdr
+		hdr.Size = int64(len(e.body))
+		if err := w.WriteEntry(&hdr, strings.NewReader(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestWriterArchiveRoundTrip(t *testing.T) {
+	for _, name := range []string{"out.tar.gz", "out.tgz", "out.tar", "out"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			dest := filepath.Join(dir, name)
+			w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Abort()
+			writeAll(t, w)
+			if _, err := os.Stat(dest); !os.IsNotExist(err) {
+				t.Fatalf("destination visible before Commit: %v", err)
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			b, err := contract.Open(dest, contract.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			err = b.Walk(func(e *contract.Entry) error {
+				body, _ := io.ReadAll(e.Reader())
+				got[e.Rel] = string(body) + "|" + e.LinkRel
+				if e.IsRegular() && !e.Header.ModTime.Equal(contracttest.Epoch) {
+					t.Errorf("%s: mtime %v", e.Rel, e.Header.ModTime)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got["cluster-resources/pods/default.json"] != `{"items":[]}|` {
+				t.Errorf("list: %q", got["cluster-resources/pods/default.json"])
+			}
+			if got["cluster-resources/pods/default.yaml"] != "|cluster-resources/pods/default.json" {
+				t.Errorf("symlink: %q", got["cluster-resources/pods/default.yaml"])
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 1 {
+				t.Errorf("temporary files left beside the destination: %v", entries)
+			}
+			if contract.DestFormat(dest) == contract.FormatFolder {
+				fi, err := os.Stat(filepath.Join(dest, "b"))
+				if err != nil || !fi.ModTime().Equal(contracttest.Epoch) || fi.Mode().Perm() != 0o750 {
+					t.Errorf("folder b: %v %v", fi, err)
+				}
+			}
+		})
+	}
+}
+
+func TestWriterAbortAndForce(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "new.tar.gz")
+	w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAll(t, w)
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("Abort left %v", entries)
+	}
+	if err := os.WriteFile(dest, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := contract.CreateWriter(dest, contract.WriterOptions{}); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("an existing destination was not refused: %v", err)
+	}
+	w, err = contract.CreateWriter(dest, contract.WriterOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAll(t, w)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(dest); string(data) == "old" {
+		t.Fatal("--force did not replace the destination")
+	}
+}
+
+func TestWriterStdoutOnlyAtCommit(t *testing.T) {
+	var out bytes.Buffer
+	w, err := contract.CreateWriter("-", contract.WriterOptions{Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAll(t, w)
+	if out.Len() != 0 {
+		t.Fatal("bytes reached stdout before Commit")
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b := out.Bytes(); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("stdout is not gzip: %q", b[:min(len(b), 8)])
+	}
+}
+
+func TestWriterFolderRefusesEscapes(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "out")
+	w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for _, hdr := range []*tar.Header{
+		{Name: "../evil", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644},
+		{Name: "link", Typeflag: tar.TypeSymlink, Linkname: "../../etc"},
+		{Name: "abs", Typeflag: tar.TypeSymlink, Linkname: "/etc"},
+	} {
+		if err := w.WriteEntry(hdr, strings.NewReader("x")); err == nil {
+			t.Errorf("%s -> %s was written", hdr.Name, hdr.Linkname)
+		}
+	}
+	// A symlink inside the bundle cannot be followed out by a later entry.
+	if err := w.WriteEntry(&tar.Header{Name: "up", Typeflag: tar.TypeSymlink, Linkname: "."}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "evil")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file was written outside the bundle: %v", err)
+	}
+}
+
+func TestWriterShortBody(t *testing.T) {
+	w, err := contract.CreateWriter(filepath.Join(t.TempDir(), "x.tar.gz"), contract.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	err = w.WriteEntry(&tar.Header{Name: "a", Typeflag: tar.TypeReg, Size: 10, ModTime: time.Unix(0, 0)}, strings.NewReader("abc"))
+	if err == nil || !strings.Contains(err.Error(), `"a"`) {
+		t.Fatalf("short body: %v", err)
+	}
+}
