@@ -1,0 +1,9 @@
+//go:build unix && !linux
+
+package local
+
+import "syscall"
+
+// Outside Linux there is no Pdeathsig: children stopped by Delete or a
+// cancelled Create, but not when bundlectl itself is killed.
+func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

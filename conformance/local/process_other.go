@@ -1,0 +1,11 @@
+//go:build !unix
+
+package local
+
+import "syscall"
+
+func sysProcAttr() *syscall.SysProcAttr { return nil }
+func terminateGroup(pid int) error      { return errUnsupported }
+func killGroup(pid int) error           { return errUnsupported }
+
+const supported = false

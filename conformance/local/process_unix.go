@@ -1,0 +1,10 @@
+//go:build unix
+
+package local
+
+import "syscall"
+
+func terminateGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGTERM) }
+func killGroup(pid int) error      { return syscall.Kill(-pid, syscall.SIGKILL) }
+
+const supported = true
