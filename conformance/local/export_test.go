@@ -1,0 +1,21 @@
+package local
+
+// Test-only access to the provider's insides, for package local_test.
+
+// WithHook returns o with a function Create calls at named stages
+// ("etcd-started", "apiserver-started").
+func WithHook(o Options, hook func(stage string)) Options {
+	o.hook = hook
+	return o
+}
+
+// PIDs are the process ids of etcd and kube-apiserver while they run.
+func PIDs(p *Provider) []int {
+	var pids []int
+	for _, proc := range []*process{p.etcd, p.apiserver} {
+		if proc != nil {
+			pids = append(pids, proc.pid())
+		}
+	}
+	return pids
+}
