@@ -19,3 +19,12 @@ func PIDs(p *Provider) []int {
 	}
 	return pids
 }
+
+// WithPorts returns o with a function that picks the loopback ports.
+func WithPorts(o Options, ports func(n int) ([]int, error)) Options {
+	o.freePorts = ports
+	return o
+}
+
+// FreePorts is the provider's own port picker.
+var FreePorts = freePorts

@@ -97,6 +97,8 @@ type Options struct {
 
 	// hook is called at named points of Create; tests use it.
 	hook func(stage string)
+	// freePorts picks the loopback ports; tests replace it.
+	freePorts func(n int) ([]int, error)
 }
 
 // Provider runs one local control plane: etcd and kube-apiserver. It is
@@ -138,6 +140,9 @@ func New(opts Options) *Provider {
 	}
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 10 * time.Second
+	}
+	if opts.freePorts == nil {
+		opts.freePorts = freePorts
 	}
 	return &Provider{opts: opts}
 }
@@ -241,7 +246,7 @@ var errPortTaken = errors.New("port already in use")
 // start runs etcd and kube-apiserver and waits for readiness; it returns
 // the server URL.
 func (p *Provider) start(ctx context.Context, pk *pki) (string, error) {
-	ports, err := freePorts(3)
+	ports, err := p.opts.freePorts(3)
 	if err != nil {
 		return "", fmt.Errorf("local: finding free loopback ports: %w", err)
 	}
