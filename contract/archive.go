@@ -133,6 +133,10 @@ type Bundle struct {
 	// Small files read during the first pass because everything else needs
 	// them before the stream starts.
 	VersionFile, ClusterVersion, DiscoveryJSON []byte
+	// CRDList is cluster-resources/custom-resource-definitions.json, read
+	// in the first pass because the tables of custom resources need it and
+	// troubleshoot writes it after them.
+	CRDList []byte
 	// NewestMtime is the newest modification time under cluster-resources/.
 	NewestMtime time.Time
 
@@ -184,6 +188,9 @@ func OpenReader(name string, stdin io.Reader, limits Limits) (*Bundle, error) {
 	}
 	return b, nil
 }
+
+// Limits are the limits the bundle was opened with.
+func (b *Bundle) Limits() Limits { return b.limits }
 
 // Close removes the spool of a bundle read from stdin.
 func (b *Bundle) Close() error {
@@ -526,7 +533,7 @@ func (b *Bundle) scan() error {
 		}
 		if re.hdr.Typeflag == tar.TypeReg || re.hdr.Typeflag == tar.TypeRegA {
 			mtimes[re.name] = re.hdr.ModTime
-			if wantsEarly(re.name) && re.hdr.Size <= 64<<20 {
+			if wantsEarly(re.name) && re.hdr.Size <= b.limits.MaxDecodeSize {
 				data, err := readRaw(re)
 				if err != nil {
 					return b.wrap(re.name, err)
@@ -564,11 +571,12 @@ func (b *Bundle) scan() error {
 	b.VersionFile = keep[prefix+VersionFilePath]
 	b.ClusterVersion = keep[prefix+ClusterVersionPath]
 	b.DiscoveryJSON = keep[prefix+DiscoveryPath()]
+	b.CRDList = keep[prefix+CRDListPath]
 	return nil
 }
 
 func wantsEarly(name string) bool {
-	return strings.HasSuffix(name, "/"+VersionFilePath) || name == VersionFilePath ||
+	return strings.HasSuffix(name, CRDListPath) || strings.HasSuffix(name, "/"+VersionFilePath) || name == VersionFilePath ||
 		strings.HasSuffix(name, ClusterVersionPath) || strings.HasSuffix(name, DiscoveryPath())
 }
 

@@ -29,11 +29,11 @@ var folderTime = regexp.MustCompile(`(?:support-bundle|preflightbundle)-(\d{4}-\
 
 // ErrNoCollectionTime means nothing in the bundle tells when it was
 // collected; the caller must supply the time.
-var ErrNoCollectionTime = fmt.Errorf("cannot tell when the bundle was collected: it has no %s, no time in its folder name and no file times; pass --collected-at RFC3339", DiscoveryPath())
+var ErrNoCollectionTime = fmt.Errorf("cannot tell when the bundle was collected: it has no %s, no time in its folder or archive name, and no archive entry times (a folder's file times only tell when it was extracted); pass --collected-at RFC3339", DiscoveryPath())
 
 // CollectedAt finds when the bundle was collected, in order of trust: the
 // contract's own record, the folder or archive name troubleshoot chose,
-// then the newest file time under cluster-resources/.
+// then the newest entry time under cluster-resources/ of an archive.
 func (b *Bundle) CollectedAt() (time.Time, TimeSource, error) {
 	if b.DiscoveryJSON != nil {
 		d, err := ParseDiscovery(b.DiscoveryJSON)
@@ -49,7 +49,9 @@ func (b *Bundle) CollectedAt() (time.Time, TimeSource, error) {
 			return t, TimeFromFolderName, nil
 		}
 	}
-	if !b.NewestMtime.IsZero() && b.NewestMtime.Unix() > 0 {
+	// Only an archive's entry times were set by the collector; a folder's
+	// tell when it was extracted or copied.
+	if b.Format != FormatFolder && !b.NewestMtime.IsZero() && b.NewestMtime.Unix() > 0 {
 		return b.NewestMtime.UTC().Truncate(time.Second), TimeFromMtime, nil
 	}
 	return time.Time{}, "", ErrNoCollectionTime

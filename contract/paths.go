@@ -18,6 +18,7 @@ const (
 	SelectableFieldsDir = "selectable-fields"
 	TableSuffix         = ".table.json"
 	ClusterVersionPath  = "cluster-info/cluster_version.json"
+	CRDListPath         = "cluster-resources/custom-resource-definitions.json"
 	VersionFilePath     = "version.yaml"
 )
 
