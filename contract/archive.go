@@ -416,6 +416,11 @@ func (b *Bundle) eachFile(fn func(re rawEntry) error) error {
 		}
 		// Folders carry no owner names worth copying; keep headers stable.
 		hdr.Uname, hdr.Gname = "", ""
+		if hdr.ModTime.Nanosecond() != 0 {
+			// Only PAX keeps a file time below the second; other tar
+			// formats would round it when the entry is written.
+			hdr.Format = tar.FormatPAX
+		}
 		re := rawEntry{hdr: hdr, name: rel}
 		if fi.Mode().IsRegular() {
 			re.open = func() (io.ReadCloser, error) { return os.Open(p) }

@@ -52,6 +52,9 @@ func Load(ctx context.Context, b *contract.Bundle) (*Index, error) {
 	return x, nil
 }
 
+// unknownVersion is what /version says of a bundle that does not tell.
+const unknownVersion = "v0.0.0-unknown"
+
 // setVersion answers /version from cluster-info/cluster_version.json when
 // the bundle has it (it holds the build details), else from discovery.
 func (x *Index) setVersion(b *contract.Bundle) error {
@@ -64,7 +67,10 @@ func (x *Index) setVersion(b *contract.Bundle) error {
 		return nil
 	}
 	if x.Discovery.KubernetesVersion == "" {
-		return fmt.Errorf("%s: kubernetesVersion is empty and the bundle has no %s", contract.DiscoveryPath(), contract.ClusterVersionPath)
+		// Nothing in the bundle tells; say so rather than refuse to serve.
+		x.Warnings = append(x.Warnings, fmt.Sprintf("the bundle does not tell its Kubernetes version (no %s, empty kubernetesVersion); /version answers %s", contract.ClusterVersionPath, unknownVersion))
+		x.Version.GitVersion, x.Version.Major, x.Version.Minor = unknownVersion, "0", "0"
+		return nil
 	}
 	x.Version.GitVersion = x.Discovery.KubernetesVersion
 	major, minor, _ := strings.Cut(strings.TrimPrefix(x.Discovery.KubernetesVersion, "v"), ".")

@@ -60,6 +60,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.AddCommand(
 		newVersionCommand(streams),
 		newInspectCommand(streams),
+		newUpgradeCommand(streams),
 		newServeCommand(streams),
 		newShellCommand(streams),
 	)

@@ -1,10 +1,17 @@
 package app
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/serve"
+	"github.com/bundlectl/bundlectl/transform"
 )
 
 // serveOptions are the flags of `bundlectl serve` and `bundlectl shell`.
@@ -12,29 +19,35 @@ type serveOptions struct {
 	address      string
 	port         int
 	insecureHTTP bool
-	// upgrade turns a legacy bundle into one of the contract before it is
-	// served; nil until the command layer wires the upgrade in.
-	upgrade serve.UpgradeFunc
+	collectedAt  string
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.address, "address", "127.0.0.1", "address to listen on")
 	cmd.Flags().IntVar(&o.port, "port", 0, "port of the first bundle's server (the next bundles take the next ports); 0 picks free ports")
 	cmd.Flags().BoolVar(&o.insecureHTTP, "insecure-http", false, "serve plain HTTP without a token instead of HTTPS with a CA and token made for this run")
+	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) for legacy bundles that do not tell it; ages are computed at it")
 }
 
-func (o *serveOptions) options(bundles []string, streams IOStreams) serve.Options {
+func (o *serveOptions) options(bundles []string, streams IOStreams) (serve.Options, error) {
+	var at time.Time
+	if o.collectedAt != "" {
+		var err error
+		if at, err = time.Parse(time.RFC3339, o.collectedAt); err != nil {
+			return serve.Options{}, fmt.Errorf("--collected-at: %w", err)
+		}
+	}
 	return serve.Options{
 		Bundles:      bundles,
 		Address:      o.address,
 		Port:         o.port,
 		InsecureHTTP: o.insecureHTTP,
-		Upgrade:      o.upgrade,
+		Upgrade:      upgradeOnLoad(at, streams),
 		Limits:       contract.DefaultLimits,
 		Stdin:        streams.In,
 		Out:          streams.Out,
 		ErrOut:       streams.ErrOut,
-	}
+	}, nil
 }
 
 func newServeCommand(streams IOStreams) *cobra.Command {
@@ -52,9 +65,48 @@ The kubeconfig has one context per bundle and is removed when serve stops
 of the time the bundle was collected.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return serve.Run(cmd.Context(), o.options(args, streams))
+			opts, err := o.options(args, streams)
+			if err != nil {
+				return err
+			}
+			return serve.Run(cmd.Context(), opts)
 		},
 	}
 	o.addFlags(cmd)
 	return cmd
+}
+
+// upgradeOnLoad upgrades a legacy bundle for serve, into an uncompressed
+// tar in a temporary folder that serve removes when it stops. It lives in
+// the command layer because the upgrade needs k8s.io/kubernetes, which
+// the serve package never imports.
+func upgradeOnLoad(collectedAt time.Time, streams IOStreams) serve.UpgradeFunc {
+	return func(ctx context.Context, b *contract.Bundle) (string, func(), error) {
+		dir, err := os.MkdirTemp("", "bundlectl-serve-")
+		if err != nil {
+			return "", nil, err
+		}
+		cleanup := func() { os.RemoveAll(dir) }
+		dest := filepath.Join(dir, "upgraded.tar")
+		w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+		if err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		defer w.Abort()
+		sum, err := transform.Run(ctx, b, w, transform.RunOptions{CollectedAt: collectedAt})
+		if err == nil {
+			err = w.Commit()
+		}
+		if err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		fmt.Fprintf(streams.ErrOut, "Upgraded %s on load: %d tables synthesized as of %s (from %s)\n",
+			b.Path, sum.Tables(), sum.CollectedAt.Format(time.RFC3339), sum.CollectedAtSource)
+		for _, p := range sum.Problems {
+			fmt.Fprintf(streams.ErrOut, "warning: %s: %s: %s\n", b.Path, p.Path, p.Message)
+		}
+		return dest, cleanup, nil
+	}
 }

@@ -12,14 +12,33 @@ import (
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
-func TestServeLegacyWithoutUpgrade(t *testing.T) {
+// TestServeUpgradesLegacyOnLoad serves a bundle without discovery.json or
+// tables: serve upgrades it on load, so kubectl gets the printers' columns
+// (READY, STATUS) rather than only NAME and AGE.
+func TestServeUpgradesLegacyOnLoad(t *testing.T) {
+	const kubectl = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Skipf("no kubectl at %s", kubectl)
+	}
 	files := servetest.Small()
-	delete(files, contract.DiscoveryPath())
+	for name := range files {
+		if name == contract.DiscoveryPath() || strings.HasSuffix(name, contract.TableSuffix) {
+			delete(files, name)
+		}
+	}
 	dir := files.WriteDir(t, t.TempDir())
+	t.Setenv("SHELL", "/bin/sh")
+	script := "HOME=" + t.TempDir() + " " + kubectl + " get pods -n team-a\n"
 	var out, errOut bytes.Buffer
-	code := app.Main([]string{"serve", dir}, app.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	if code != 1 || !strings.Contains(errOut.String(), "bundle is legacy; upgrade hook not configured") {
-		t.Errorf("exit %d\n%s", code, errOut.String())
+	code := app.Main([]string{"shell", dir}, app.IOStreams{In: strings.NewReader(script), Out: &out, ErrOut: &errOut})
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	if !regexp.MustCompile(`NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE`).MatchString(out.String()) {
+		t.Errorf("kubectl did not get the printers' table:\n%s\n%s", out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "Upgraded "+dir+" on load") {
+		t.Errorf("serve did not say it upgraded the bundle:\n%s", errOut.String())
 	}
 }
 

@@ -44,7 +44,10 @@ func runShell(parent context.Context, o *serveOptions, bundle string, streams IO
 		shell = "/bin/sh"
 	}
 	var shellErr error
-	so := o.options([]string{bundle}, streams)
+	so, err := o.options([]string{bundle}, streams)
+	if err != nil {
+		return err
+	}
 	so.Ready = func(kubeconfig string) {
 		fmt.Fprintf(streams.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
 		c := exec.Command(shell)

@@ -1,0 +1,114 @@
+package transform
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+// The invariant the whole table synthesis rests on: what the printers
+// compute from a shifted time against the wall clock is what the server
+// computed at the collection time.
+func TestShiftedAgesAreAgesAtCollection(t *testing.T) {
+	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
+	var ages []time.Duration
+	for _, s := range []float64{0, 0.4, 0.9999, 1, 1.5, 2, 2.5, 59, 119, 119.999999, 120, 121.5, 599, 600, 601,
+		10799.9, 10800, 28799, 28800, 172799.5, 172800, 691199, 691200, 63071999, 63072000, 252287999, 252288000, 1e9} {
+		ages = append(ages, time.Duration(s*float64(time.Second)), -time.Duration(s*float64(time.Second)))
+	}
+	c := newClock(at)
+	for _, age := range ages {
+		ts := at.Add(-age)
+		want := duration.HumanDuration(at.Sub(ts))
+		// The printers read the clock a little after the shift: anything
+		// up to maxRenderTime later must print the same.
+		for _, later := range []time.Duration{0, time.Microsecond, maxRenderTime} {
+			if got := duration.HumanDuration(c.now.Add(later).Sub(c.shift(ts))); got != want {
+				t.Errorf("age %v, printed %v after the shift: %q, want %q", age, later, got, want)
+			}
+		}
+	}
+	if !c.shift(time.Time{}).IsZero() {
+		t.Error("a zero time (printed <unknown>) was moved")
+	}
+}
+
+// A finished Job's duration is the difference of two timestamps: moving
+// both keeps it.
+func TestShiftKeepsDurationsBetweenTimes(t *testing.T) {
+	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
+	c := newClock(at)
+	start, end := at.Add(-3*time.Hour), at.Add(-3*time.Hour+137*time.Second)
+	if got := c.shift(end).Sub(c.shift(start)); got != 137*time.Second {
+		t.Errorf("duration %v, want 2m17s", got)
+	}
+}
+
+type shiftTarget struct {
+	Created   metav1.Time
+	Deleted   *metav1.Time
+	Observed  metav1.MicroTime
+	Series    *struct{ Last metav1.MicroTime }
+	Slice     []struct{ T *metav1.Time }
+	Map       map[string]metav1.Time
+	Unrelated struct{ Name string }
+	hidden    metav1.Time
+}
+
+func TestShiftObjectMovesEveryTimestampAndSharesNone(t *testing.T) {
+	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
+	old := metav1.NewTime(at.Add(-time.Hour))
+	shared := &old
+	obj := &shiftTarget{
+		Created:  old,
+		Deleted:  shared,
+		Observed: metav1.NewMicroTime(at.Add(-90 * time.Second)),
+		Series:   &struct{ Last metav1.MicroTime }{metav1.NewMicroTime(at.Add(-5 * time.Minute))},
+		Slice:    []struct{ T *metav1.Time }{{shared}},
+		Map:      map[string]metav1.Time{"a": old},
+		hidden:   old,
+	}
+	newClock(at).shiftObject(obj)
+	since := func(tm time.Time) string { return duration.HumanDuration(time.Since(tm)) }
+	for name, got := range map[string]string{
+		"Created": since(obj.Created.Time), "Deleted": since(obj.Deleted.Time), "Observed": since(obj.Observed.Time),
+		"Series.Last": since(obj.Series.Last.Time), "Slice[0].T": since(obj.Slice[0].T.Time), "Map[a]": since(obj.Map["a"].Time),
+	} {
+		want := map[string]string{"Observed": "90s", "Series.Last": "5m"}[name]
+		if want == "" {
+			want = "60m"
+		}
+		if got != want {
+			t.Errorf("%s: %q after the shift, want %q", name, got, want)
+		}
+	}
+	if !shared.Time.Equal(at.Add(-time.Hour)) {
+		t.Error("a time shared through a pointer was written through; copies of the metadata would change")
+	}
+	if !obj.hidden.Time.Equal(at.Add(-time.Hour)) {
+		t.Error("an unexported field was changed")
+	}
+}
+
+func TestShiftJSONMovesOnlyDates(t *testing.T) {
+	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
+	obj := map[string]any{
+		"when":  "2025-11-20T09:59:20Z",
+		"list":  []any{"2025-11-20T09:00:00Z", "not a date", int64(3)},
+		"empty": "",
+	}
+	newClock(at).shiftJSON(obj)
+	ts, err := time.Parse(time.RFC3339, obj["when"].(string))
+	if err != nil || duration.HumanDuration(time.Since(ts)) != "40s" {
+		t.Errorf("when = %v (%v)", obj["when"], err)
+	}
+	ts, _ = time.Parse(time.RFC3339, obj["list"].([]any)[0].(string))
+	if duration.HumanDuration(time.Since(ts)) != "60m" {
+		t.Errorf("list[0] = %v", obj["list"].([]any)[0])
+	}
+	if obj["list"].([]any)[1] != "not a date" || obj["empty"] != "" || obj["list"].([]any)[2] != int64(3) {
+		t.Errorf("non-dates changed: %v", obj)
+	}
+}

@@ -1,0 +1,133 @@
+package transform
+
+import (
+	"fmt"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// crdScheme decodes CustomResourceDefinitions of every version a bundle
+// may hold (apiextensions.k8s.io/v1, and v1beta1 from clusters before
+// 1.22) to the internal version, with the server's defaults.
+var crdDecoder = func() runtime.Decoder {
+	scheme := runtime.NewScheme()
+	apiextensionsinstall.Install(scheme)
+	return serializer.NewCodecFactory(scheme).UniversalDecoder()
+}()
+
+var crdGVK = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+
+// crdIndex holds the CRDs of a bundle by resource.
+type crdIndex struct {
+	byResource map[schema.GroupResource]*crdInfo
+}
+
+type crdInfo struct {
+	crd *apiextensions.CustomResourceDefinition
+
+	mu         sync.Mutex
+	convertors map[string]versionConvertor
+}
+
+type versionConvertor struct {
+	conv  rest.TableConvertor
+	dates []int // cells that hold date columns
+	err   error
+}
+
+// newCRDIndex decodes custom-resource-definitions.json. CRDs that do not
+// decode are returned as problems; the others are indexed.
+func newCRDIndex(data []byte) (*crdIndex, []error) {
+	x := &crdIndex{byResource: map[schema.GroupResource]*crdInfo{}}
+	if len(data) == 0 {
+		return x, nil
+	}
+	list, err := contract.DecodeList(data, contract.FormatJSON)
+	if err != nil {
+		return x, []error{fmt.Errorf("%s: %w", contract.CRDListPath, err)}
+	}
+	var problems []error
+	for i, raw := range list.Items {
+		obj, _, err := crdDecoder.Decode(raw, &crdGVK, nil)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", contract.CRDListPath, itemError(i, raw, err)))
+			continue
+		}
+		crd, ok := obj.(*apiextensions.CustomResourceDefinition)
+		if !ok {
+			problems = append(problems, fmt.Errorf("%s: item %d is a %T", contract.CRDListPath, i, obj))
+			continue
+		}
+		gr := schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
+		x.byResource[gr] = &crdInfo{crd: crd, convertors: map[string]versionConvertor{}}
+	}
+	return x, problems
+}
+
+func (x *crdIndex) lookup(gr schema.GroupResource) (*crdInfo, bool) {
+	if x == nil {
+		return nil, false
+	}
+	c, ok := x.byResource[gr]
+	return c, ok
+}
+
+// all returns every indexed CRD.
+func (x *crdIndex) all() []*apiextensions.CustomResourceDefinition {
+	var out []*apiextensions.CustomResourceDefinition
+	for _, c := range x.byResource {
+		out = append(out, c.crd)
+	}
+	return out
+}
+
+// convertor is the table convertor the apiextensions server builds for a
+// served version: the version's printer columns, or a single Age column
+// when it has none (apiextensions.GetColumnsForVersion). A column whose
+// JSONPath does not parse ends the columns there, as in the server, which
+// logs the error and serves what tableconvertor.New returned.
+func (c *crdInfo) convertor(version string) (rest.TableConvertor, []int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if vc, ok := c.convertors[version]; ok {
+		return vc.conv, vc.dates, vc.err
+	}
+	vc := c.build(version)
+	c.convertors[version] = vc
+	return vc.conv, vc.dates, vc.err
+}
+
+func (c *crdInfo) build(version string) versionConvertor {
+	columns, err := apiextensions.GetColumnsForVersion(c.crd, version)
+	if err != nil {
+		return versionConvertor{err: fmt.Errorf("CRD %s: %w", c.crd.Name, err)}
+	}
+	v1columns := make([]apiextensionsv1.CustomResourceColumnDefinition, len(columns))
+	for i := range columns {
+		if err := apiextensionsv1.Convert_apiextensions_CustomResourceColumnDefinition_To_v1_CustomResourceColumnDefinition(&columns[i], &v1columns[i], nil); err != nil {
+			return versionConvertor{err: fmt.Errorf("CRD %s: %w", c.crd.Name, err)}
+		}
+	}
+	conv, _ := tableconvertor.New(v1columns)
+	var dates []int
+	for i, col := range v1columns {
+		if col.Type == "date" {
+			dates = append(dates, i+1) // after the Name cell
+		}
+	}
+	return versionConvertor{conv: conv, dates: dates}
+}
+
+func (c *crdInfo) namespaced() bool {
+	return c.crd.Spec.Scope == apiextensions.NamespaceScoped
+}

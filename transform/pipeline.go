@@ -1,0 +1,354 @@
+package transform
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// The pipeline reads the bundle in stream order on the caller's goroutine,
+// renders tables on a pool of workers, and writes on one writer goroutine
+// in the order entries were read: each raw list is followed by its table.
+// A bounded queue between reader and writer bounds memory by a few
+// entries, and an entry too large to buffer is handed over as a stream
+// that the reader waits on.
+
+// bufferLimit is the size up to which entries that need no table are read
+// into memory, so that reading runs ahead of writing.
+const bufferLimit = 1 << 20
+
+type pipeline struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	b      *contract.Bundle
+	w      *contract.Writer
+	r      *Renderer
+	sum    *Summary
+
+	queue chan *item
+	jobs  chan *item
+
+	mu       sync.Mutex
+	stored   []stored
+	kubelet  string // the newest kubelet version of the bundle's nodes
+	groups   []byte
+	resource []byte
+	made     map[string]bool // tables written in this run
+
+	progress progress
+}
+
+// item is one entry on its way to the writer.
+type item struct {
+	hdr    *tar.Header
+	rel    string
+	class  contract.Classification
+	body   []byte    // buffered content, or
+	stream io.Reader // content read by the writer while the reader waits on done
+	done   chan error
+
+	render bool        // make its table
+	table  chan result // the worker's answer, for lists that are decoded
+}
+
+type result struct {
+	hdr  *tar.Header
+	data []byte
+	res  string
+	err  error
+}
+
+func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r *Renderer, sum *Summary) *pipeline {
+	ctx, cancel := context.WithCancelCause(ctx)
+	workers := runtime.GOMAXPROCS(0)
+	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum,
+		queue: make(chan *item, 2*workers+2), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
+		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
+}
+
+func (p *pipeline) run() error {
+	defer p.cancel(nil)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for it := range p.jobs {
+				it.table <- p.decode(it)
+			}
+		})
+	}
+	writeErr := make(chan error, 1)
+	go func() { writeErr <- p.write() }()
+	err := p.b.Walk(p.read)
+	close(p.jobs)
+	close(p.queue)
+	werr := <-writeErr
+	wg.Wait()
+	if werr != nil {
+		return werr
+	}
+	if err != nil {
+		if cause := context.Cause(p.ctx); cause != nil && errors.Is(err, context.Canceled) {
+			return cause
+		}
+		return err
+	}
+	return nil
+}
+
+// read is the Walk callback: it decides what each entry needs and queues it.
+func (p *pipeline) read(e *contract.Entry) error {
+	if err := p.ctx.Err(); err != nil {
+		return context.Cause(p.ctx)
+	}
+	p.progress.add(e.Header.Size)
+	it := &item{hdr: e.Header, rel: e.Rel, class: e.Class}
+	decode := p.wantsDecode(e, it)
+	switch {
+	case !e.IsRegular() || e.Header.Size == 0:
+	case decode || e.Header.Size <= bufferLimit || p.isDiscoveryInput(e):
+		body, err := io.ReadAll(io.LimitReader(e.Reader(), e.Header.Size+1))
+		if err != nil {
+			return err
+		}
+		it.body = body
+	default:
+		it.stream = &ctxReader{ctx: p.ctx, r: e.Reader()}
+		it.done = make(chan error, 1)
+	}
+	if p.isDiscoveryInput(e) {
+		p.keepDiscoveryInput(e.Class.Class, it.body)
+	}
+	if decode {
+		it.table = make(chan result, 1)
+		select {
+		case p.jobs <- it:
+		case <-p.ctx.Done():
+			return context.Cause(p.ctx)
+		}
+	}
+	select {
+	case p.queue <- it:
+	case <-p.ctx.Done():
+		return context.Cause(p.ctx)
+	}
+	if it.done != nil {
+		// The tar reader moves on when this returns: wait until the
+		// writer has copied the stream.
+		return <-it.done
+	}
+	return nil
+}
+
+// wantsDecode says whether a raw list must be decoded: to make its table,
+// or only to learn what it stores when discovery.json must be made.
+func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
+	c := e.Class
+	if !e.InRoot || c.Class != contract.ClassResourceList || !e.IsRegular() || contract.ShadowedYAML(p.b, e.Rel, c) {
+		return false
+	}
+	tablePath := contract.TablePathFor(e.Rel)
+	hasTable := p.b.Names[tablePath]
+	if hasTable {
+		p.sum.kept()
+	}
+	it.render = !hasTable && !p.made[tablePath]
+	if it.render && p.isDuplicate(e.Name) {
+		p.sum.problem(e.Rel, errors.New("the entry occurs more than once in the archive; no table is made for it"))
+		it.render = false
+	}
+	if !it.render && p.b.DiscoveryJSON != nil {
+		return false
+	}
+	if limit := p.b.Limits().MaxDecodeSize; e.Header.Size > limit {
+		if it.render {
+			p.sum.problem(e.Rel, fmt.Errorf("%d bytes is over the %d-byte decode limit; copied without a table", e.Header.Size, limit))
+		}
+		return false
+	}
+	if it.render {
+		p.made[tablePath] = true
+	}
+	return true
+}
+
+// decode runs on a worker: it decodes a raw list, records what it stores
+// and renders its table when asked.
+func (p *pipeline) decode(it *item) result {
+	c := it.class
+	l, err := contract.DecodeList(it.body, c.Format)
+	if err != nil {
+		return result{err: fmt.Errorf("no table: %w", err)}
+	}
+	s := p.resolve(c, l)
+	if s.gvr.Version != "" {
+		p.mu.Lock()
+		p.stored = append(p.stored, s)
+		p.mu.Unlock()
+	}
+	if s.gvr == nodesGVR {
+		p.noteKubelets(l)
+	}
+	if !it.render {
+		return result{}
+	}
+	data, conv, err := p.r.Render(List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion, Items: l.Items})
+	if err != nil {
+		return result{err: fmt.Errorf("no table (%s convertor): %w", conv, err)}
+	}
+	hdr := newEntryHeader(entryName(p.b, contract.TablePathFor(it.rel)), int64(len(data)), it.hdr, time.Time{})
+	return result{hdr: hdr, data: data, res: s.gvr.GroupResource().String()}
+}
+
+func (p *pipeline) isDuplicate(name string) bool {
+	for _, d := range p.b.Duplicates {
+		if d == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pipeline) isDiscoveryInput(e *contract.Entry) bool {
+	return e.InRoot && e.IsRegular() && p.b.DiscoveryJSON == nil &&
+		(e.Class.Class == contract.ClassLegacyGroups || e.Class.Class == contract.ClassLegacyResources)
+}
+
+func (p *pipeline) keepDiscoveryInput(c contract.Class, body []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c == contract.ClassLegacyGroups {
+		p.groups = body
+	} else {
+		p.resource = body
+	}
+}
+
+// write copies the queue to the writer in order. After a failure it keeps
+// draining, so that no reader or worker stays blocked, and cancels the rest.
+func (p *pipeline) write() error {
+	var err error
+	fail := func(e error) {
+		if err == nil && e != nil {
+			err = e
+			p.cancel(e)
+		}
+	}
+	for it := range p.queue {
+		if err == nil {
+			var body io.Reader = bytes.NewReader(it.body)
+			if it.stream != nil {
+				body = it.stream
+			}
+			fail(p.w.WriteEntry(it.hdr, body))
+			if err == nil {
+				p.sum.copied()
+			}
+		}
+		if it.done != nil {
+			it.done <- err
+		}
+		if it.table == nil {
+			continue
+		}
+		res := <-it.table
+		switch {
+		case err != nil:
+		case res.err != nil:
+			p.sum.problem(it.rel, res.err)
+		case res.data != nil:
+			fail(p.w.WriteEntry(res.hdr, bytes.NewReader(res.data)))
+			if err == nil {
+				p.sum.made(res.res)
+			}
+		}
+	}
+	return err
+}
+
+// writeDiscovery adds _meta/discovery.json, last: it describes everything
+// the stream held.
+func (p *pipeline) writeDiscovery(at time.Time) error {
+	version := p.kubernetesVersion()
+	d, problems := buildDiscovery(discoveryInput{groups: p.groups, resources: p.resource, stored: p.stored,
+		crds: p.r.crds, kubernetesVersion: version, collectedAt: at})
+	for _, err := range problems {
+		p.sum.problem(contract.DiscoveryPath(), err)
+	}
+	data, err := d.Marshal()
+	if err != nil {
+		return err
+	}
+	hdr := newEntryHeader(entryName(p.b, contract.DiscoveryPath()), int64(len(data)), nil, at)
+	if err := p.w.WriteEntry(hdr, bytes.NewReader(data)); err != nil {
+		return err
+	}
+	p.sum.Discovery = "synthesized"
+	return nil
+}
+
+var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+
+// noteKubelets keeps the newest kubelet version of a list of nodes: the
+// best guess of the cluster's version when the bundle does not record it.
+func (p *pipeline) noteKubelets(l *contract.List) {
+	for _, item := range l.Items {
+		var node struct {
+			Status struct {
+				NodeInfo struct{ KubeletVersion string } `json:"nodeInfo"`
+			} `json:"status"`
+		}
+		if json.Unmarshal(item, &node) != nil || node.Status.NodeInfo.KubeletVersion == "" {
+			continue
+		}
+		v := node.Status.NodeInfo.KubeletVersion
+		p.mu.Lock()
+		if p.kubelet == "" || version.CompareKubeAwareVersionStrings(v, p.kubelet) > 0 {
+			p.kubelet = v
+		}
+		p.mu.Unlock()
+	}
+}
+
+// kubernetesVersion is the cluster's version from cluster_version.json,
+// else guessed from the nodes' kubelets, else unknown: each fallback is
+// reported.
+func (p *pipeline) kubernetesVersion() string {
+	v, err := p.b.ServerVersion()
+	if err != nil {
+		p.sum.problem(contract.ClusterVersionPath, err)
+	}
+	if v != nil {
+		return v.GitVersion
+	}
+	if p.kubelet != "" {
+		p.sum.problem(contract.ClusterVersionPath, fmt.Errorf("missing; kubernetesVersion %s is the newest kubelet version of the nodes", p.kubelet))
+		return p.kubelet
+	}
+	p.sum.problem(contract.ClusterVersionPath, errors.New("missing, and no node tells its version; kubernetesVersion is left empty"))
+	return ""
+}
+
+// ctxReader stops a long copy when the upgrade is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(b)
+}

@@ -1,0 +1,81 @@
+package transform
+
+import (
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/printers"
+	printersinternal "k8s.io/kubernetes/pkg/printers/internalversion"
+
+	// The API groups kube-apiserver serves (as pkg/controlplane imports
+	// them), so that every built-in object decodes and converts to its
+	// internal version exactly as in the server.
+	_ "k8s.io/kubernetes/pkg/apis/admission/install"
+	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
+	_ "k8s.io/kubernetes/pkg/apis/apiserverinternal/install"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/authentication/install"
+	_ "k8s.io/kubernetes/pkg/apis/authorization/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/events/install"
+	_ "k8s.io/kubernetes/pkg/apis/extensions/install"
+	_ "k8s.io/kubernetes/pkg/apis/flowcontrol/install"
+	_ "k8s.io/kubernetes/pkg/apis/imagepolicy/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
+)
+
+// decoder decodes any built-in object of any served version, applies the
+// defaults the server applies when it reads from storage, and converts it
+// to the internal version the printers work on.
+var decoder = legacyscheme.Codecs.UniversalDecoder()
+
+// generator is the table generator the apiserver's printer storage wraps
+// (pkg/printers/storage), with every handler of the pinned release.
+var generator = printers.NewTableGenerator().With(printersinternal.AddHandlers)
+
+// printed holds the internal types the printers have a handler for, read
+// from the handlers themselves as AddHandlers registers them.
+var printed = func() map[reflect.Type]bool {
+	r := handlerRecorder{}
+	printersinternal.AddHandlers(r)
+	return r
+}()
+
+// handlerRecorder is a printers.PrintHandler that only records the type
+// each handler prints.
+type handlerRecorder map[reflect.Type]bool
+
+func (r handlerRecorder) TableHandler(_ []metav1.TableColumnDefinition, printFunc interface{}) error {
+	r[reflect.TypeOf(printFunc).In(0)] = true
+	return nil
+}
+
+// newInternalList returns an empty internal list of a built-in kind
+// served at gvk, and whether the printers render it; ok is false when the
+// legacy scheme does not know the kind at that version, which leaves it
+// to the default convertor.
+func newInternalList(gvk schema.GroupVersionKind) (list runtime.Object, withPrinter bool, ok bool) {
+	if !legacyscheme.Scheme.Recognizes(gvk) {
+		return nil, false, false
+	}
+	list, err := legacyscheme.Scheme.New(schema.GroupVersionKind{Group: gvk.Group, Version: runtime.APIVersionInternal, Kind: gvk.Kind + "List"})
+	if err != nil {
+		return nil, false, false
+	}
+	return list, printed[reflect.TypeOf(list)], true
+}

@@ -1,0 +1,116 @@
+package transform
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// Summary is what an upgrade did, for people (WriteText) and scripts (WriteJSON).
+type Summary struct {
+	Source            string              `json:"source"`
+	Dest              string              `json:"dest"`
+	CollectedAt       time.Time           `json:"collectedAt"`
+	CollectedAtSource contract.TimeSource `json:"collectedAtSource"`
+	// EntriesCopied counts input entries written unchanged: all of them
+	// when the upgrade succeeds.
+	EntriesCopied int `json:"entriesCopied"`
+	// TablesSynthesized counts the tables made, per resource.
+	TablesSynthesized map[string]int `json:"tablesSynthesized"`
+	// TablesKept counts tables the bundle already had (collected from a
+	// live server), which are never replaced.
+	TablesKept int `json:"tablesKept"`
+	// Discovery is "synthesized" or "kept".
+	Discovery string `json:"discovery"`
+	// Problems are files whose table could not be made, or metadata that
+	// could not be read; their raw entries are copied all the same.
+	Problems []contract.Problem `json:"problems"`
+
+	mu sync.Mutex
+}
+
+func newSummary(b *contract.Bundle, w *contract.Writer, at time.Time, source contract.TimeSource) *Summary {
+	return &Summary{Source: b.Path, Dest: w.Dest(), CollectedAt: at, CollectedAtSource: source,
+		TablesSynthesized: map[string]int{}, Problems: []contract.Problem{}}
+}
+
+func (s *Summary) problem(path string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Problems = append(s.Problems, contract.Problem{Path: path, Message: err.Error()})
+}
+
+func (s *Summary) copied() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.EntriesCopied++
+}
+
+func (s *Summary) kept() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.TablesKept++
+}
+
+func (s *Summary) made(resource string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.TablesSynthesized[resource]++
+}
+
+func (s *Summary) finish() {
+	sort.SliceStable(s.Problems, func(i, j int) bool { return s.Problems[i].Path < s.Problems[j].Path })
+}
+
+// Tables is the number of tables made.
+func (s *Summary) Tables() int {
+	n := 0
+	for _, c := range s.TablesSynthesized {
+		n += c
+	}
+	return n
+}
+
+// WriteJSON writes the summary as one JSON document.
+func (s *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// WriteText writes the summary for people.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Upgraded %s to %s\n", s.Source, s.Dest)
+	fmt.Fprintf(&b, "  collected at:       %s (from %s)\n", s.CollectedAt.Format(time.RFC3339), s.CollectedAtSource)
+	fmt.Fprintf(&b, "  entries copied:     %d, unchanged\n", s.EntriesCopied)
+	fmt.Fprintf(&b, "  tables synthesized: %d\n", s.Tables())
+	resources := make([]string, 0, len(s.TablesSynthesized))
+	width := 0
+	for r := range s.TablesSynthesized {
+		resources = append(resources, r)
+		width = max(width, len(r))
+	}
+	sort.Strings(resources)
+	for _, r := range resources {
+		fmt.Fprintf(&b, "    %-*s %d\n", width, r, s.TablesSynthesized[r])
+	}
+	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
+	fmt.Fprintf(&b, "  discovery.json:     %s\n", s.Discovery)
+	if len(s.Problems) == 0 {
+		b.WriteString("Problems: none\n")
+	} else {
+		fmt.Fprintf(&b, "Problems: %d (raw entries copied all the same)\n", len(s.Problems))
+		for _, p := range s.Problems {
+			fmt.Fprintf(&b, "  %s: %s\n", p.Path, p.Message)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,155 @@
+package transform
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// Options configure Upgrade.
+type Options struct {
+	// Source and Dest are a .tar.gz/.tgz/.tar archive, a folder, or "-"
+	// for standard input and output.
+	Source, Dest string
+	// Force replaces an existing Dest.
+	Force bool
+	// CollectedAt overrides the collection time the bundle tells.
+	CollectedAt time.Time
+	Stdin       io.Reader
+	Stdout      io.Writer
+	// Progress receives a progress line, rewritten in place; nil for none.
+	Progress io.Writer
+	Limits   contract.Limits
+}
+
+// Upgrade rewrites the bundle at Source into the contract at Dest in one
+// streaming pass. Dest appears only when everything was written: on any
+// error or cancellation nothing is left, and Source is never touched.
+// Tables that cannot be made are problems in the summary, not errors.
+func Upgrade(ctx context.Context, o Options) (*Summary, error) {
+	if err := checkPaths(o.Source, o.Dest); err != nil {
+		return nil, err
+	}
+	b, err := contract.OpenReader(o.Source, o.Stdin, o.Limits)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	w, err := contract.CreateWriter(o.Dest, contract.WriterOptions{Force: o.Force, Stdout: o.Stdout})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Abort()
+	sum, err := Run(ctx, b, w, RunOptions{CollectedAt: o.CollectedAt, Progress: o.Progress})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Commit(); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// checkPaths refuses a destination that is the source or lies inside it:
+// the upgrade must never write over what it reads.
+func checkPaths(src, dest string) error {
+	if src == "-" || dest == "-" {
+		return nil
+	}
+	as, err1 := filepath.Abs(src)
+	ad, err2 := filepath.Abs(dest)
+	if err := errors.Join(err1, err2); err != nil {
+		return err
+	}
+	if as == ad || strings.HasPrefix(ad, as+string(filepath.Separator)) {
+		return fmt.Errorf("refusing to write %s over or inside the bundle it upgrades (%s)", dest, src)
+	}
+	si, err := os.Stat(src)
+	if err != nil {
+		return fmt.Errorf("opening bundle: %w", err)
+	}
+	if di, err := os.Stat(dest); err == nil && os.SameFile(si, di) {
+		return fmt.Errorf("refusing to write %s: it is the bundle it upgrades (%s)", dest, src)
+	}
+	return nil
+}
+
+// RunOptions configure Run.
+type RunOptions struct {
+	CollectedAt time.Time
+	Progress    io.Writer
+}
+
+// Run streams every entry of b into w unchanged, with a table after each
+// raw list that has none and discovery.json at the end when the bundle
+// has none. It does not commit w.
+func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
+	at, source, err := collectionTime(b, o.CollectedAt)
+	if err != nil {
+		return nil, err
+	}
+	sum := newSummary(b, w, at, source)
+	crds, problems := newCRDIndex(b.CRDList)
+	for _, p := range problems {
+		sum.problem(contract.CRDListPath, p)
+	}
+	p := newPipeline(ctx, b, w, NewRenderer(at, crds), sum)
+	if o.Progress != nil {
+		stop := p.progress.start(o.Progress)
+		defer stop()
+	}
+	if err := p.run(); err != nil {
+		return nil, err
+	}
+	if b.DiscoveryJSON == nil {
+		if err := p.writeDiscovery(at); err != nil {
+			return nil, err
+		}
+	} else {
+		sum.Discovery = "kept"
+	}
+	sum.finish()
+	return sum, nil
+}
+
+// collectionTime is the time every age is computed at: the flag, else what
+// the bundle tells (contract.Bundle.CollectedAt).
+func collectionTime(b *contract.Bundle, flag time.Time) (time.Time, contract.TimeSource, error) {
+	if !flag.IsZero() {
+		return flag.UTC().Truncate(time.Second), contract.TimeFromFlag, nil
+	}
+	at, source, err := b.CollectedAt()
+	if err != nil {
+		return time.Time{}, "", fmt.Errorf("%s: %w", b.Path, err)
+	}
+	return at, source, nil
+}
+
+// entryName is the archive name of a path relative to the bundle root.
+func entryName(b *contract.Bundle, rel string) string {
+	if b.Root == "" {
+		return rel
+	}
+	return b.Root + "/" + rel
+}
+
+// newEntryHeader is the header of an entry the upgrade adds: owned like
+// the entry it belongs to, so that a folder written as root or as a user
+// gets its new files the same way, and dated deterministically.
+func newEntryHeader(name string, size int64, like *tar.Header, mtime time.Time) *tar.Header {
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Size: size, Mode: 0o644, ModTime: mtime}
+	if like != nil {
+		hdr.Mode = like.Mode &^ 0o111
+		hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = like.Uid, like.Gid, like.Uname, like.Gname
+		hdr.ModTime = like.ModTime
+	}
+	return hdr
+}
