@@ -50,26 +50,30 @@
 //
 // The apiserver serves every API version of the release
 // (--runtime-config=api/all=true) with the feature gates in
-// DefaultFeatureGates, so that every kind the Kubernetes 1.35 table
-// printers know is served:
+// DefaultFeatureGates, and every kind the Kubernetes 1.35 table printers
+// know is served (the package's tests check each one). Four kinds need a
+// gate besides the runtime config:
 //
 //   - ClusterTrustBundle: certificates.k8s.io v1alpha1 and v1beta1 ClusterTrustBundle
 //   - PodCertificateRequest: certificates.k8s.io v1beta1 PodCertificateRequest
 //   - StorageVersionMigrator: storagemigration.k8s.io v1beta1 StorageVersionMigration
 //   - GenericWorkload: scheduling.k8s.io v1alpha1 Workload
-//   - MutatingAdmissionPolicy: the admission plugin that applies
+//
+// Two more make served kinds behave as on a cluster that uses them:
+//
+//   - MutatingAdmissionPolicy: the admission plugin applies the
 //     admissionregistration v1alpha1/v1beta1 MutatingAdmissionPolicies
-//     (the kinds are served by runtime-config alone)
-//   - DRADeviceTaints, DRADeviceTaintRules: resource.k8s.io v1alpha3
-//     DeviceTaintRule with its status, and device taints in ResourceSlices
-//     kept instead of dropped
+//     and bindings (served by the runtime config alone, inert without it)
+//   - DRADeviceTaints: device taints in ResourceSlices are stored instead
+//     of silently dropped
 //
-// Served by --runtime-config alone, with no gate: coordination.k8s.io
+// Served by the runtime config alone, with no gate: coordination.k8s.io
 // v1alpha2/v1beta1 LeaseCandidate, internal.apiserver.k8s.io v1alpha1
-// StorageVersion, admissionregistration MutatingAdmissionPolicy and its
-// binding, and the beta versions of resource.k8s.io.
+// StorageVersion, resource.k8s.io v1alpha3 DeviceTaintRule, and the
+// alpha and beta versions of every other group.
 //
-// Gates deliberately left off, although they relate to those kinds:
+// Every printer kind could be enabled. Gates deliberately left off,
+// although they relate to those kinds:
 //
 //   - CoordinatedLeaderElection: not needed to serve LeaseCandidate, and it
 //     starts controllers inside the apiserver that elect leaders into
@@ -78,6 +82,8 @@
 //   - StorageVersionAPI: not needed to serve StorageVersion, and it makes
 //     the apiserver write a StorageVersion for every resource, and refuse
 //     writes until it has, at each start.
+//   - DRADeviceTaintRules: in the apiserver it only adds DeviceTaintRule
+//     rules to bootstrap RBAC roles; the kind is served without it.
 //   - AllAlpha, AllBeta: every kind is served without them; they would
 //     also turn on field-level gates that change how objects are defaulted
 //     and stored, which the gate's fixtures do not need.

@@ -33,16 +33,16 @@ const EtcdVersion = "v3.6.5"
 
 // DefaultFeatureGates turn on the alpha and beta gates without which
 // kube-apiserver 1.35.4 does not serve a kind the 1.35 table printers know,
-// even with --runtime-config=api/all=true. See the package documentation
-// for what each one serves and for the gates left off.
+// even with --runtime-config=api/all=true, and two that make served kinds
+// behave as on a cluster that uses them. See the package documentation
+// for what each one does and for the gates left off.
 var DefaultFeatureGates = []string{
 	"ClusterTrustBundle=true",      // certificates.k8s.io v1alpha1, v1beta1 ClusterTrustBundle
 	"PodCertificateRequest=true",   // certificates.k8s.io v1beta1 PodCertificateRequest
 	"StorageVersionMigrator=true",  // storagemigration.k8s.io v1beta1 StorageVersionMigration
 	"GenericWorkload=true",         // scheduling.k8s.io v1alpha1 Workload
-	"MutatingAdmissionPolicy=true", // the admission plugin behind admissionregistration MutatingAdmissionPolicy
-	"DRADeviceTaints=true",         // device taints in ResourceSlices, kept instead of dropped
-	"DRADeviceTaintRules=true",     // resource.k8s.io v1alpha3 DeviceTaintRule with its status
+	"MutatingAdmissionPolicy=true", // the admission plugin that applies the MutatingAdmissionPolicies served
+	"DRADeviceTaints=true",         // ResourceSlice device taints stored instead of dropped
 }
 
 // DefaultRuntimeConfig serves every API version the release has.
@@ -78,8 +78,10 @@ type Options struct {
 	// Keep leaves the work dir (kubeconfig, certificates, etcd data, logs)
 	// on disk after Delete, for a post-mortem. The processes are stopped
 	// all the same: they cannot outlive bundlectl.
-	Keep   bool
-	LogDir string // where etcd.log and kube-apiserver.log go, default the work dir
+	Keep bool
+	// LogDir is where etcd.log and kube-apiserver.log go (overwritten at
+	// each Create), default the work dir.
+	LogDir string
 
 	// FeatureGates for kube-apiserver, "Name=bool" each; nil means
 	// DefaultFeatureGates, an empty non-nil slice the release's defaults.
@@ -246,6 +248,9 @@ var errPortTaken = errors.New("port already in use")
 // start runs etcd and kube-apiserver and waits for readiness; it returns
 // the server URL.
 func (p *Provider) start(ctx context.Context, pk *pki) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("local: %w", err)
+	}
 	ports, err := p.opts.freePorts(3)
 	if err != nil {
 		return "", fmt.Errorf("local: finding free loopback ports: %w", err)
