@@ -229,7 +229,8 @@ func (p *Provider) Create(ctx context.Context) (_ *cluster.Cluster, err error) {
 }
 
 // Delete stops kube-apiserver, then etcd (SIGTERM, SIGKILL after
-// StopGrace or at once when ctx is done), waits for both, and removes the
+// StopGrace or ctx's deadline, whichever comes first, or at once when ctx
+// is done), waits for both, and removes the
 // work dir unless Keep. Calling it again, or after a failed Create, does
 // nothing.
 func (p *Provider) Delete(ctx context.Context) error {
@@ -237,7 +238,10 @@ func (p *Provider) Delete(ctx context.Context) error {
 		return nil
 	}
 	grace := p.opts.StopGrace
-	if ctx.Err() != nil {
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < grace {
+		grace = time.Until(deadline)
+	}
+	if ctx.Err() != nil || grace < 0 {
 		grace = 0
 	}
 	return p.teardown(grace, p.opts.Keep)
@@ -260,13 +264,13 @@ func (p *Provider) start(ctx context.Context, pk *pki) (string, error) {
 	server := "https://127.0.0.1:" + strconv.Itoa(ports[2])
 
 	p.etcd, err = startProcess("etcd", p.bins.Etcd, []string{
-		"--name=" + p.opts.Name,
+		"--name=bundlectl",
 		"--data-dir=" + filepath.Join(p.workDir, "etcd"),
 		"--listen-client-urls=" + etcdClient,
 		"--advertise-client-urls=" + etcdClient,
 		"--listen-peer-urls=" + etcdPeer,
 		"--initial-advertise-peer-urls=" + etcdPeer,
-		"--initial-cluster=" + p.opts.Name + "=" + etcdPeer,
+		"--initial-cluster=bundlectl=" + etcdPeer,
 		"--unsafe-no-fsync=true", // a throwaway cluster: speed over durability
 		"--log-level=warn",
 	}, p.logs[0])
