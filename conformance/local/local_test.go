@@ -56,6 +56,10 @@ func TestMissingBinariesNameTheFolderAndTheBuildCommand(t *testing.T) {
 func TestScriptsLinkToTheEmbeddedScript(t *testing.T) {
 	link := filepath.Join("..", "..", "scripts", "build-local-apiserver.sh")
 	fi, err := os.Lstat(link)
+	if _, gerr := os.Stat(filepath.Join("..", "..", ".git")); err != nil && gerr != nil {
+		// Module zips (go install, the module cache) drop symlinks.
+		t.Skipf("not a checkout: %v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
