@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apiserver/pkg/registry/rest"
-	"k8s.io/kubernetes/pkg/printers"
 )
 
 // Convertor names the upstream code that renders a table, as reported in
@@ -23,9 +22,10 @@ import (
 type Convertor string
 
 const (
-	ConvertorPrinters Convertor = "printers"
-	ConvertorCRD      Convertor = "crd"
-	ConvertorDefault  Convertor = "default"
+	ConvertorPrinters   Convertor = "printers"
+	ConvertorCRD        Convertor = "crd"
+	ConvertorDefault    Convertor = "default"
+	ConvertorAggregator Convertor = "aggregator"
 )
 
 // List is one raw list of a bundle, decoded far enough to render it.
@@ -67,26 +67,38 @@ func (r *Renderer) Render(l List) ([]byte, Convertor, error) {
 }
 
 func (r *Renderer) table(l List) (*metav1.Table, Convertor, error) {
-	if l.Custom {
-		if crd, ok := r.crds.lookup(l.GVR.GroupResource()); ok {
+	gr := l.GVR.GroupResource()
+	switch {
+	case l.Custom:
+		if crd, ok := r.crds.lookup(gr); ok {
 			t, err := r.customTable(l, crd)
 			return t, ConvertorCRD, err
 		}
-	} else if list, withPrinter, ok := newInternalList(l.GVR.GroupVersion().WithKind(l.Kind)); ok && withPrinter {
-		t, err := r.printedTable(l, list)
-		return t, ConvertorPrinters, err
+	case storageConvertors[gr] == ConvertorAggregator:
+		t, err := r.internalTable(l, aggregatorStorage)
+		return t, ConvertorAggregator, err
+	case storageConvertors[gr] == "":
+		gvk := l.GVR.GroupVersion().WithKind(l.Kind)
+		if _, withPrinter, ok := newInternalList(gvk); ok && withPrinter {
+			t, err := r.internalTable(l, printerStorage)
+			return t, ConvertorPrinters, err
+		}
 	}
 	t, err := r.defaultTable(l)
 	return t, ConvertorDefault, err
 }
 
-// printedTable decodes every item to its internal version, as the
-// server's storage does, and renders the list with the printers.
-func (r *Renderer) printedTable(l List, list runtime.Object) (*metav1.Table, error) {
+// internalTable decodes every item to its internal version, as the
+// server's storage does, and renders the list as that storage does.
+func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, error) {
 	gvk := l.GVR.GroupVersion().WithKind(l.Kind)
+	list, err := s.newList(gvk)
+	if err != nil {
+		return nil, err
+	}
 	items := make([]runtime.Object, 0, len(l.Items))
 	for i, raw := range l.Items {
-		obj, _, err := decoder.Decode(raw, &gvk, nil)
+		obj, _, err := s.decoder.Decode(raw, &gvk, nil)
 		if err != nil {
 			return nil, itemError(i, raw, err)
 		}
@@ -99,7 +111,7 @@ func (r *Renderer) printedTable(l List, list runtime.Object) (*metav1.Table, err
 	if err := setListVersion(list, l.ResourceVersion); err != nil {
 		return nil, err
 	}
-	// The list now holds copies; the printers see pointers to them.
+	// The list now holds copies; the convertor sees pointers to them.
 	inList, err := meta.ExtractList(list)
 	if err != nil {
 		return nil, err
@@ -116,7 +128,7 @@ func (r *Renderer) printedTable(l List, list runtime.Object) (*metav1.Table, err
 	err = r.asOfCollection(func(c clock) error {
 		c.shiftObject(list)
 		var err error
-		table, err = generator.GenerateTable(list, printers.GenerateOptions{Wide: true})
+		table, err = s.convert(list)
 		return err
 	})
 	if err != nil {

@@ -1,11 +1,17 @@
 package transform
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/kube-aggregator/pkg/apis/apiregistration"
+	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
+	apiserviceetcd "k8s.io/kube-aggregator/pkg/registry/apiservice/etcd"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/printers"
 	printersinternal "k8s.io/kubernetes/pkg/printers/internalversion"
@@ -63,6 +69,56 @@ type handlerRecorder map[reflect.Type]bool
 func (r handlerRecorder) TableHandler(_ []metav1.TableColumnDefinition, printFunc interface{}) error {
 	r[reflect.TypeOf(printFunc).In(0)] = true
 	return nil
+}
+
+// internalStorage is how a storage of the server decodes its objects to
+// their internal version and renders a list of them.
+type internalStorage struct {
+	decoder runtime.Decoder
+	newList func(gvk schema.GroupVersionKind) (runtime.Object, error)
+	convert func(list runtime.Object) (*metav1.Table, error)
+}
+
+// printerStorage is every built-in storage that renders with the printers
+// (pkg/printers/storage, the server always asks for the wide columns).
+var printerStorage = internalStorage{
+	decoder: decoder,
+	newList: func(gvk schema.GroupVersionKind) (runtime.Object, error) {
+		list, _, ok := newInternalList(gvk)
+		if !ok {
+			return nil, fmt.Errorf("the legacy scheme does not know %s", gvk)
+		}
+		return list, nil
+	},
+	convert: func(list runtime.Object) (*metav1.Table, error) {
+		return generator.GenerateTable(list, printers.GenerateOptions{Wide: true})
+	},
+}
+
+// aggregatorStorage is kube-aggregator's APIService storage, which has a
+// convertor of its own (Name, Service, Available, Age).
+var aggregatorStorage = func() internalStorage {
+	scheme := runtime.NewScheme()
+	apiregistrationinstall.Install(scheme)
+	return internalStorage{
+		decoder: serializer.NewCodecFactory(scheme).UniversalDecoder(),
+		newList: func(schema.GroupVersionKind) (runtime.Object, error) { return &apiregistration.APIServiceList{}, nil },
+		convert: func(list runtime.Object) (*metav1.Table, error) {
+			return (&apiserviceetcd.REST{}).ConvertToTable(context.Background(), list, nil)
+		},
+	}
+}()
+
+// storageConvertors names the resources whose storage in kube-apiserver
+// 1.35.4 does not render as the rule says (printers when they have a
+// handler for the kind, else the default convertor): CSIStorageCapacity
+// has a printer handler but its storage sets the default convertor
+// (pkg/registry/storage/csistoragecapacity/storage), and APIServices are
+// served by kube-aggregator with its own. The conformance gate checks
+// every kind against a live server.
+var storageConvertors = map[schema.GroupResource]Convertor{
+	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}: ConvertorDefault,
+	{Group: "apiregistration.k8s.io", Resource: "apiservices"}:  ConvertorAggregator,
 }
 
 // newInternalList returns an empty internal list of a built-in kind
