@@ -166,10 +166,8 @@ func dateRange(fs []fetched, tick time.Time) (time.Time, time.Duration) {
 	return first, last.Sub(first)
 }
 
-// dateStatus says whether the burst met its goal, for the summary.
-func (b *burst) dateStatus() string {
-	if b.spread == 0 {
-		return fmt.Sprintf("every table was rendered in the same second (%d burst(s))", b.attempts)
-	}
-	return fmt.Sprintf("the tables' Dates still span %s after %d bursts; ages may differ by up to %s", b.spread, b.attempts, b.spread)
+// spreadError tells that the tables were not all rendered in one second.
+func (b *burst) spreadError() error {
+	return fmt.Errorf("the table responses' Dates span %s (burst %d of at most %d); ages may differ by up to %s",
+		b.spread, b.attempts, burstAttempts, b.spread)
 }

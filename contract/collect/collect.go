@@ -273,7 +273,7 @@ func (col *collector) collectedAt(b *burst) time.Time {
 		return time.Now().UTC().Truncate(time.Second)
 	}
 	if b.spread > 0 {
-		col.problems.add("collection time", errors.New(b.dateStatus()))
+		col.problems.add("collection time", b.spreadError())
 	}
 	return b.at
 }

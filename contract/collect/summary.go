@@ -82,7 +82,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 
 func (s *Summary) tableTiming() string {
 	if s.TablesSameSecond {
-		return fmt.Sprintf("every table was rendered in that second (%d burst(s))", s.TableBursts)
+		if s.TableBursts == 1 {
+			return "every table was rendered in that second"
+		}
+		return fmt.Sprintf("every table was rendered in that second (on burst %d)", s.TableBursts)
 	}
 	return "tables were not all rendered in that second, so ages may differ by a second or more (see problems)"
 }
