@@ -63,6 +63,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 		newUpgradeCommand(streams),
 		newServeCommand(streams),
 		newShellCommand(streams),
+		newCollectCommand(streams),
 	)
 	return root
 }
