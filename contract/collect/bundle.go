@@ -55,10 +55,10 @@ func (b *bundle) count(r *resource) *ResourceCount {
 	return c
 }
 
-// namespaces are the namespaces an all-namespaces list is split into:
+// splitNamespaces are the namespaces an all-namespaces list is split into:
 // every namespace the cluster listed and any other an object is in, so an
 // empty namespace still gets its (empty) lists.
-func (b *bundle) namespaces(f *fetchedAll) []string {
+func splitNamespaces(f *fetchedAll) []string {
 	set := map[string]bool{}
 	for i, u := range f.units {
 		for _, l := range []*list{f.lists[i], f.tables[i]} {
@@ -74,23 +74,31 @@ func (b *bundle) namespaces(f *fetchedAll) []string {
 			}
 		}
 		if u.res.gvr == (schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}) && f.lists[i] != nil {
-			for _, it := range f.lists[i].elems {
-				var ns struct {
-					Metadata struct {
-						Name string `json:"name"`
-					} `json:"metadata"`
-				}
-				if json.Unmarshal(it, &ns) == nil && ns.Metadata.Name != "" {
-					set[ns.Metadata.Name] = true
-				}
+			for _, ns := range itemNames(f.lists[i].elems) {
+				set[ns] = true
 			}
 		}
 	}
 	return sortedKeys(set)
 }
 
+func itemNames(items []json.RawMessage) []string {
+	var out []string
+	for _, it := range items {
+		var o struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(it, &o) == nil && o.Metadata.Name != "" {
+			out = append(out, o.Metadata.Name)
+		}
+	}
+	return out
+}
+
 func (b *bundle) addLists(f *fetchedAll) {
-	nss := b.namespaces(f)
+	nss := splitNamespaces(f)
 	for i, u := range f.units {
 		if f.lists[i] != nil {
 			b.addUnit(u, f.lists[i], f.tables[i], nss)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"sort"
 	"sync"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 
 // Options configure Run.
 type Options struct {
-	// Config is the cluster to collect from (see LoadConfig).
+	// Config is the cluster to collect from (see LoadConfig); required.
 	Config *rest.Config
 	// Namespaces limits namespaced lists to these namespaces, each listed
 	// on its own; empty collects every namespace with one list per resource.
@@ -44,6 +45,14 @@ type problems struct {
 	list []Problem
 }
 
+// sorted returns the problems in a stable order (they are found
+// concurrently); never nil, so JSON shows [].
+func (p *problems) sorted() []Problem {
+	out := append([]Problem{}, p.list...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].What < out[j].What })
+	return out
+}
+
 func (p *problems) add(what string, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -56,6 +65,9 @@ func (p *problems) add(what string, err error) {
 // in the summary, and nothing is left at Dest after an error.
 func Run(ctx context.Context, opts Options) (*Summary, error) {
 	start := time.Now()
+	if opts.Config == nil {
+		return nil, errors.New("collect: no cluster configuration")
+	}
 	w, err := contract.CreateWriter(opts.Dest, contract.WriterOptions{Force: opts.Force, Stdout: opts.Stdout})
 	if err != nil {
 		return nil, err
@@ -79,7 +91,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	b.summary.Dest = opts.Dest
 	b.summary.Resources = b.resourceCounts()
 	b.summary.Seconds = time.Since(start).Seconds()
-	b.summary.Problems = append([]Problem{}, col.problems.list...)
+	b.summary.Problems = col.problems.sorted()
 	return b.summary, nil
 }
 

@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -88,6 +89,9 @@ func TestIndent(t *testing.T) {
 }
 
 func TestMaskSecret(t *testing.T) {
+	if base64.StdEncoding.EncodeToString([]byte(hidden)) != hiddenData {
+		t.Fatalf("hiddenData is not %s in base64", hidden)
+	}
 	applied := `{"apiVersion":"v1","data":{"k":"c2VjcmV0"},"kind":"Secret","metadata":{"name":"s"},"stringData":{"p":"plain"}}` + "\n"
 	ann, _ := json.Marshal(map[string]string{lastAppliedAnnotation: applied, "other": "\u003ckept\u003e"})
 	item := `{"metadata":{"name":"s","annotations":` + string(ann) + `},"data":{"k":"c2VjcmV0","z":"eg=="},"type":"Opaque"}`

@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,14 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// hidden replaces secret values, as troubleshoot's redactors do. In data it
-// is base64-encoded, so the object still decodes as a Secret.
+// hidden replaces secret values, as troubleshoot's redactors do; hiddenData
+// is hidden base64-encoded, for data, so the object still decodes as a Secret.
 const (
 	hidden                = "***HIDDEN***"
+	hiddenData            = "KioqSElEREVOKioq"
 	lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 )
-
-var hiddenData = base64.StdEncoding.EncodeToString([]byte(hidden))
 
 func isSecrets(gvr schema.GroupVersionResource) bool {
 	return gvr.Group == "" && gvr.Resource == "secrets"
