@@ -18,7 +18,9 @@ import (
 
 // fakeGo puts a `go` command first in PATH that "builds" a binary
 // answering --version like the real ones, after delay, and logs each
-// build (with its pid) to the returned file.
+// build (with its pid) to the returned file. Like the real etcd, the
+// binary writes its version in several writes, the last one late, so a
+// version check that stops reading early gets it killed by SIGPIPE.
 func fakeGo(t *testing.T, delay string) (log string) {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
@@ -31,7 +33,7 @@ func fakeGo(t *testing.T, delay string) (log string) {
 out=; while [[ $# -gt 0 ]]; do [[ $1 == -o ]] && out=$2; shift; done
 echo "$$ $out" >>` + log + `
 sleep ` + delay + `
-printf '#!/bin/sh\necho "Kubernetes ` + local.Version + `"\necho "etcd Version: ` + strings.TrimPrefix(local.EtcdVersion, "v") + `"\n' >"$out"
+printf '#!/bin/sh\necho "Kubernetes ` + local.Version + `"\necho "etcd Version: ` + strings.TrimPrefix(local.EtcdVersion, "v") + `"\nsleep 0.2\necho "Go Version: fake"\n' >"$out"
 chmod +x "$out"
 `
 	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {

@@ -31,11 +31,17 @@ ETCD_VERSION=v3.6.5 # go.etcd.io/etcd/server/v3 in k8s.io/kubernetes v1.35.4's g
 dest="${1:-${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/$K8S_VERSION}"
 mkdir -p "$dest"
 
+# Versions are read whole into variables, not piped into grep -q or head:
+# under pipefail, a reader that stops early makes the writer die of
+# SIGPIPE and the check fail at random.
 built() {
-	[[ -x "$dest/kube-apiserver" && -x "$dest/etcd" ]] &&
-		"$dest/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes $K8S_VERSION" &&
-		"$dest/etcd" --version 2>/dev/null | grep -q "etcd Version: ${ETCD_VERSION#v}"
+	[[ -x "$dest/kube-apiserver" && -x "$dest/etcd" ]] || return 1
+	local k e
+	k="$("$dest/kube-apiserver" --version 2>/dev/null)" || return 1
+	e="$("$dest/etcd" --version 2>/dev/null)" || return 1
+	has_line "$k" "Kubernetes $K8S_VERSION" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}"
 }
+has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }
 
 if built; then
 	echo "kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION are in $dest"
@@ -96,6 +102,8 @@ build etcd go.etcd.io/etcd/server/v3 "-s -w" \
 	"go.etcd.io/etcd/client/pkg/v3@$ETCD_VERSION" "go.etcd.io/etcd/client/v3@$ETCD_VERSION" \
 	"go.etcd.io/etcd/pkg/v3@$ETCD_VERSION"
 
-"$dest/kube-apiserver" --version
-"$dest/etcd" --version | head -1
-echo "kube-apiserver and etcd are in $dest"
+built || {
+	echo "the binaries built in $dest do not report kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION" >&2
+	exit 1
+}
+echo "kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION are in $dest"
