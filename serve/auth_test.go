@@ -26,7 +26,21 @@ func TestAuthentication(t *testing.T) {
 			t.Errorf("%s without a token: %d %q", path, resp.StatusCode, body)
 		}
 	}
-	for _, auth := range []string{"", "Bearer wrong", "Basic " + testToken} {
+	// The scheme is matched in any case, as the server's bearer token
+	// authenticator does.
+	for _, auth := range []string{"Bearer " + testToken, "bearer " + testToken, "BEARER " + testToken + " ", " Bearer " + testToken} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/namespaces/default/pods/web-1", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("Authorization %q: %d", auth, resp.StatusCode)
+		}
+	}
+	for _, auth := range []string{"", "Bearer wrong", "Basic " + testToken, "Bearer", "Bearer " + testToken + "x", "Bearer  " + testToken, "Token " + testToken} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/pods", nil)
 		if auth != "" {
 			req.Header.Set("Authorization", auth)

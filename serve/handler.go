@@ -93,12 +93,17 @@ func isHealthCheck(path string) bool {
 	return false
 }
 
+// authenticated checks the bearer token as the server's bearer token
+// authenticator reads it: the scheme in any case, then the token.
 func (s *server) authenticated(r *http.Request) bool {
 	if s.opts.Token == "" {
 		return true
 	}
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opts.Token)) == 1
+	parts := strings.SplitN(strings.TrimSpace(r.Header.Get("Authorization")), " ", 3)
+	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(parts[1]), []byte(s.opts.Token)) == 1
 }
 
 // serveNonResource answers the discovery documents of one group or group
