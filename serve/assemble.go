@@ -237,7 +237,8 @@ func (l *loader) crdSelectableFields() map[schema.GroupVersionResource][]string 
 // which field selectors the server would accept: the labels the live
 // server was seen to accept (_meta/selectable-fields) first, else the
 // kind's known set, a CRD's selectable fields, or the default
-// metadata.name and metadata.namespace.
+// metadata.name and metadata.namespace. Then it extracts every object's
+// value of every label, so that no request decodes JSON.
 func (l *loader) chooseFieldSets() {
 	crdFields := l.crdSelectableFields()
 	for gv, list := range l.x.Discovery.Resources {
@@ -268,6 +269,11 @@ func (l *loader) chooseFieldSets() {
 				known = contract.DiscoveredFieldSet(labels, known)
 			}
 			r.fields.sets[version] = known
+		}
+	}
+	for _, r := range l.x.resources {
+		if r.fields != nil && len(r.objects) > 0 {
+			r.fields.extractValues(r.objects)
 		}
 	}
 }

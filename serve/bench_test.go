@@ -116,7 +116,7 @@ func benchRequest(b *testing.B, h http.Handler, path string, headers ...string) 
 		req.Header.Set(k, v)
 	}
 	w := &discard{h: http.Header{}}
-	h.ServeHTTP(w, req) // warm: field values and gzip caches are built once
+	h.ServeHTTP(w, req) // warm: the gzip cache of whole lists is built once
 	b.SetBytes(int64(w.n))
 	b.ResetTimer()
 	for b.Loop() {

@@ -4,11 +4,12 @@
 // bundle came from.
 //
 // Load reads a bundle once into an Index: every object as compact JSON in
-// etcd key order, its labels, its stored table row, the discovery
-// documents. NewHandler answers the API from the Index without decoding
-// JSON on the request path (field selector values are extracted on first
-// use and kept). Run serves bundles on local listeners with a CA and token
-// made for the run, and writes the kubeconfig that points kubectl at them.
+// etcd key order, its labels, the values of its selectable fields, its
+// stored table row, the discovery documents. NewHandler answers the API
+// from the Index without decoding JSON on the request path: selectors
+// compare strings extracted at load. Run serves bundles on local listeners
+// with a CA and token made for the run, and writes the kubeconfig that
+// points kubectl at them.
 //
 // The package is generic: no code knows a kind. What differs between
 // kinds comes from the bundle (discovery, stored tables, selectable

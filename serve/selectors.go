@@ -1,8 +1,8 @@
 package serve
 
 import (
-	"encoding/json"
 	"runtime"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/fields"
@@ -13,16 +13,15 @@ import (
 )
 
 // fieldIndex holds, for each served version of a resource, the field
-// selectors the server accepts, and the value of every selected field of
-// every object. Values are extracted the first time a label is selected
-// (describe asks for a handful of labels on events and pods, and most
-// bundles are never field-selected at all), then kept, so a request never
-// decodes JSON.
+// selectors the server accepts, and the value of every selectable field of
+// every object. The values are extracted once, at load, so a request only
+// compares strings: it never decodes JSON.
 type fieldIndex struct {
 	sets map[string]contract.FieldSet // by version
-
-	mu     sync.Mutex
-	values map[string][]string // version + "\x00" + label → value by object idx
+	// values maps version + "\x00" + label to the label's value of every
+	// object, by object idx; metadata.name and metadata.namespace are not
+	// kept, objects carry them.
+	values map[string][]string
 }
 
 func newFieldIndex() *fieldIndex {
@@ -36,10 +35,20 @@ type selector struct {
 	fields []fieldTerm
 }
 
+// fieldSource says where a term reads an object's value.
+type fieldSource int
+
+const (
+	fromValues fieldSource = iota
+	fromName
+	fromNamespace
+)
+
 type fieldTerm struct {
-	label, value string
-	equal        bool
-	values       []string // nil for metadata.name and metadata.namespace, read from the object
+	value  string
+	equal  bool
+	source fieldSource
+	values []string // by object idx, for fromValues
 }
 
 // empty says whether the selection keeps every object; the server sends
@@ -52,13 +61,15 @@ func (s *selector) matches(o *object) bool {
 	}
 	for _, t := range s.fields {
 		var v string
-		switch {
-		case t.values != nil:
-			v = t.values[o.idx]
-		case t.label == "metadata.name":
+		switch t.source {
+		case fromName:
 			v = o.name
-		default: // metadata.namespace
+		case fromNamespace:
 			v = o.namespace
+		default:
+			if o.idx < len(t.values) {
+				v = t.values[o.idx]
+			}
 		}
 		if (v == t.value) != t.equal {
 			return false
@@ -99,60 +110,88 @@ func newSelector(r *resource, version string, ls labels.Selector, fs fields.Sele
 	if msg := set.Validate(fs); msg != "" {
 		return nil, msg
 	}
-	var extract []string
 	for _, req := range fs.Requirements() {
-		t := fieldTerm{label: req.Field, value: req.Value, equal: req.Operator != selection.NotEquals}
+		label := req.Field
+		if to, ok := set.Aliases[label]; ok {
+			label = to
+		}
+		t := fieldTerm{value: req.Value, equal: req.Operator != selection.NotEquals}
+		switch label {
+		case "metadata.name":
+			t.source = fromName
+		case "metadata.namespace":
+			t.source = fromNamespace
+		default:
+			t.values = r.fields.values[version+"\x00"+label]
+		}
 		s.fields = append(s.fields, t)
-		if t.label != "metadata.name" && t.label != "metadata.namespace" {
-			extract = append(extract, t.label)
-		}
-	}
-	if len(extract) > 0 {
-		values := r.fields.extract(r, version, set, extract)
-		for i := range s.fields {
-			s.fields[i].values = values[s.fields[i].label]
-		}
 	}
 	return s, ""
 }
 
-// extract returns the values of labels for every object, computing those
-// not seen before: each object is decoded once for all missing labels, on
-// every core.
-func (f *fieldIndex) extract(r *resource, version string, set contract.FieldSet, labels []string) map[string][]string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var missing []string
-	for _, l := range labels {
-		if _, ok := f.values[version+"\x00"+l]; !ok {
-			missing = append(missing, l)
-		}
+// extractValues computes, for every label of every version's set, the
+// value of every object, as the contract's FieldSet.FieldValue computes it
+// from the decoded object (the first path with a non-empty value, else the
+// label's zero value). Every object is walked once for all the paths of
+// all the sets, without being decoded, on every core. Labels whose paths
+// and zero value are the same in several versions share one column.
+func (f *fieldIndex) extractValues(objects []*object) {
+	type spec struct {
+		slots []int
+		zero  string
 	}
-	if len(missing) > 0 {
-		cols := make([][]string, len(missing))
-		for i := range cols {
-			cols[i] = make([]string, len(r.objects))
-		}
-		parallel(len(r.objects), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				var m map[string]interface{}
-				if json.Unmarshal(r.objects[i].item, &m) != nil {
-					continue
-				}
-				for j, l := range missing {
-					cols[j][i], _ = set.FieldValue(m, l)
-				}
+	trie := newPathTrie()
+	slots := 0
+	var specs []spec
+	bySignature := map[string]int{}
+	keys := map[string]int{} // version + "\x00" + label → spec
+	for version, set := range f.sets {
+		for label, paths := range set.Fields {
+			if label == "metadata.name" || label == "metadata.namespace" {
+				continue
 			}
-		})
-		for j, l := range missing {
-			f.values[version+"\x00"+l] = cols[j]
+			zero := set.Zero[label]
+			sig := strings.Join(paths, "\x00") + "\x01" + zero
+			i, ok := bySignature[sig]
+			if !ok {
+				sp := spec{zero: zero}
+				for _, p := range paths {
+					sp.slots = append(sp.slots, trie.add(p, &slots))
+				}
+				i = len(specs)
+				specs = append(specs, sp)
+				bySignature[sig] = i
+			}
+			keys[version+"\x00"+label] = i
 		}
 	}
-	out := make(map[string][]string, len(labels))
-	for _, l := range labels {
-		out[l] = f.values[version+"\x00"+l]
+	if len(specs) == 0 {
+		return
 	}
-	return out
+	cols := make([][]string, len(specs))
+	for i := range cols {
+		cols[i] = make([]string, len(objects))
+	}
+	parallel(len(objects), func(lo, hi int) {
+		raws := make([][]byte, slots)
+		for i := lo; i < hi; i++ {
+			clear(raws)
+			trie.find(objects[i].item, raws)
+			for j, sp := range specs {
+				v := sp.zero
+				for _, slot := range sp.slots {
+					if s := formatValue(raws[slot]); s != "" {
+						v = s
+						break
+					}
+				}
+				cols[j][i] = v
+			}
+		}
+	})
+	for k, i := range keys {
+		f.values[k] = cols[i]
+	}
 }
 
 // parallel runs fn over [0,n) split into one range per core.
