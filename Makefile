@@ -6,16 +6,23 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench demo clean
+.PHONY: all build test lint bench demo clean apiserver
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/bundlectl
 
-# The default suite: unit, golden, testscript and real-kubectl tests.
-test:
+# The default suite: unit, golden, testscript, real-kubectl and live
+# kube-apiserver tests.
+test: apiserver
 	$(GO) test -count=1 -timeout 30m ./...
+
+# A real kube-apiserver and etcd of the pinned release, built from the Go
+# module proxy into ~/.cache/bundlectl once (several minutes); the tests
+# and the conformance gate's --local provider start them.
+apiserver:
+	scripts/build-local-apiserver.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -31,7 +38,6 @@ demo: build
 	@mkdir -p $(OUT)
 	$(BIN) upgrade --force $(EXAMPLE) $(OUT)/example-upgraded.tar.gz
 	$(BIN) inspect $(OUT)/example-upgraded.tar.gz
-
 
 clean:
 	rm -rf bin $(OUT)
