@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +16,9 @@ import (
 
 // The kubeconfig is the run's own file, never ~/.kube/config: a support
 // bundle must not become a context of the user's real clusters, and the
-// file (holding the token) is removed when the server stops.
+// file (holding the token) is removed when the server stops. It goes to a
+// new private folder, or to a path the caller chose (scripts that run
+// serve in the background wait for it there), which must not exist.
 
 // kubeContext is one served bundle as a kubeconfig context.
 type kubeContext struct {
@@ -24,9 +28,10 @@ type kubeContext struct {
 	token  string
 }
 
-// writeKubeconfig writes contexts to a new private folder and returns the
-// file's path; the first context is the current one.
-func writeKubeconfig(contexts []kubeContext) (string, error) {
+// writeKubeconfig writes contexts to path, or to a new private folder when
+// path is "", and returns the file's path and the function that removes
+// what it wrote. The first context is the current one.
+func writeKubeconfig(contexts []kubeContext, path string) (string, func(), error) {
 	cfg := clientcmdapi.NewConfig()
 	for _, c := range contexts {
 		cluster := clientcmdapi.NewCluster()
@@ -45,23 +50,80 @@ func writeKubeconfig(contexts []kubeContext) (string, error) {
 	}
 	data, err := clientcmd.Write(*cfg)
 	if err != nil {
-		return "", fmt.Errorf("encoding the kubeconfig: %w", err)
+		return "", nil, fmt.Errorf("encoding the kubeconfig: %w", err)
+	}
+	if path != "" {
+		if err := createExclusive(path, data); err != nil {
+			return "", nil, fmt.Errorf("writing the kubeconfig: %w", err)
+		}
+		return path, func() { os.Remove(path) }, nil
 	}
 	dir, err := os.MkdirTemp("", "bundlectl-serve-*")
 	if err != nil {
-		return "", fmt.Errorf("writing the kubeconfig: %w", err)
+		return "", nil, fmt.Errorf("writing the kubeconfig: %w", err)
 	}
-	path := filepath.Join(dir, "kubeconfig")
+	path = filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		os.RemoveAll(dir)
-		return "", fmt.Errorf("writing the kubeconfig: %w", err)
+		return "", nil, fmt.Errorf("writing the kubeconfig: %w", err)
 	}
-	return path, nil
+	return path, func() { os.RemoveAll(dir) }, nil
 }
 
-// removeKubeconfig removes the kubeconfig and its folder.
-func removeKubeconfig(path string) error {
-	return os.RemoveAll(filepath.Dir(path))
+// checkKubeconfigPath refuses, before anything is loaded, a path serve
+// must not write: the user's own kubeconfig, or any file that exists.
+func checkKubeconfigPath(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if home, err := filepath.Abs(clientcmd.RecommendedHomeFile); err == nil && abs == home {
+		return fmt.Errorf("refusing to write %s: serve never touches the user's kubeconfig", path)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s already exists: serve writes a new kubeconfig and never replaces a file", path)
+	}
+	return nil
+}
+
+// createExclusive writes data to path with mode 0600, failing if path
+// exists. The file appears whole (written beside it, then linked), so a
+// script waiting for it never reads half a kubeconfig.
+func createExclusive(path string, data []byte) error {
+	if err := checkKubeconfigPath(path); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".bundlectl-kubeconfig-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	err = os.Link(tmp.Name(), path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// A file system without hard links: create the file exclusively.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
 }
 
 var unsafeContextChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

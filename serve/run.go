@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -32,6 +33,10 @@ type Options struct {
 	Port int
 	// InsecureHTTP serves plain HTTP without a token.
 	InsecureHTTP bool
+	// Kubeconfig is where to write the kubeconfig; "" is a new private
+	// folder. It must not exist (nor be ~/.kube/config) and is removed
+	// when Run returns.
+	Kubeconfig string
 	// Upgrade is called for legacy bundles; nil refuses them.
 	Upgrade UpgradeFunc
 	Limits  contract.Limits
@@ -58,6 +63,12 @@ func Run(ctx context.Context, o Options) (err error) {
 	if o.ErrOut == nil {
 		o.ErrOut = io.Discard
 	}
+	if o.Kubeconfig != "" {
+		// Refused before the bundles are loaded, which can take a while.
+		if err := checkKubeconfigPath(o.Kubeconfig); err != nil {
+			return err
+		}
+	}
 	var cleanups []func()
 	defer func() {
 		for i := len(cleanups) - 1; i >= 0; i-- {
@@ -77,9 +88,12 @@ func Run(ctx context.Context, o Options) (err error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
+	if !isLoopback(host) {
+		warnExposed(o.ErrOut, host, o.InsecureHTTP)
+	}
 	var creds *credentials
 	if !o.InsecureHTTP {
-		if creds, err = newCredentials([]string{host}); err != nil {
+		if creds, err = newCredentials(certificateHosts(host)); err != nil {
 			return err
 		}
 	}
@@ -125,11 +139,11 @@ func Run(ctx context.Context, o Options) (err error) {
 			contexts[i].caPEM, contexts[i].token = creds.caPEM, creds.token
 		}
 	}
-	kubeconfig, err := writeKubeconfig(contexts)
+	kubeconfig, removeKubeconfig, err := writeKubeconfig(contexts, o.Kubeconfig)
 	if err != nil {
 		return err
 	}
-	cleanups = append(cleanups, func() { removeKubeconfig(kubeconfig) })
+	cleanups = append(cleanups, removeKubeconfig)
 	for i, x := range indexes {
 		printSummary(o.Out, o.ErrOut, x, contexts[i])
 	}
@@ -177,6 +191,42 @@ func loadBundle(ctx context.Context, path string, o Options) (*Index, func(), er
 	return x, func() { x.Close(); cleanup() }, nil
 }
 
+// isLoopback says whether host is only reachable from this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// warnExposed says, before anything is served, that other machines can
+// reach the bundle: a support bundle holds a customer's cluster state.
+func warnExposed(w io.Writer, host string, insecure bool) {
+	how := "with HTTPS and the token in the kubeconfig"
+	if insecure {
+		how = "over plain HTTP with no token: anyone who can reach it can read the bundle"
+	}
+	fmt.Fprintf(w, "warning: --address %s is not a loopback address: other machines can reach the served bundle, %s\n", host, how)
+}
+
+// certificateHosts are the names the serving certificate is valid for:
+// the address listened on, and every address of the machine when that is
+// all of them, so that other machines can verify it too.
+func certificateHosts(host string) []string {
+	if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+		return []string{host}
+	}
+	var hosts []string
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			hosts = append(hosts, n.IP.String())
+		}
+	}
+	return hosts
+}
+
 // clientHost is the address clients dial: the loopback address when
 // listening on every interface.
 func clientHost(host string, addr net.Addr) string {
@@ -187,12 +237,20 @@ func clientHost(host string, addr net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
+// shutdown stops every server at once: each waits for its connections to
+// go idle, which for HTTP/2 clients takes a moment.
 func shutdown(servers []*http.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	var wg sync.WaitGroup
 	for _, s := range servers {
-		s.Shutdown(ctx)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.Shutdown(ctx)
+		}()
 	}
+	wg.Wait()
 }
 
 // printSummary tells what is served where: the cluster's version and

@@ -3,8 +3,10 @@ package serve
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +143,107 @@ func TestContextNames(t *testing.T) {
 	want := []string{"support-bundle", "support-bundle-2", "my-bundle", "x", "bundle"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("%v, want %v", got, want)
+	}
+}
+
+// TestRunKubeconfigPath writes the kubeconfig where the caller asks (the
+// scripts that run serve in the background wait for it there) and removes
+// that file, and only it, when Run returns.
+func TestRunKubeconfigPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kubeconfig")
+	kubeconfig, out, stop := startRun(t, Options{Bundles: []string{smallBundle(t)}, Kubeconfig: path})
+	if kubeconfig != path || !strings.Contains(out.String(), "export KUBECONFIG="+path+"\n") {
+		t.Fatalf("kubeconfig %s:\n%s", kubeconfig, out)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("kubeconfig: %v %v", fi, err)
+	}
+	if _, err := clientcmd.LoadFromFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("kubeconfig left behind: %v", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("the folder is gone or holds leftovers: %v %v", entries, err)
+	}
+}
+
+// TestRunRefusesKubeconfigPath never replaces a file, and never writes the
+// user's own kubeconfig; both are refused before the bundle is loaded.
+func TestRunRefusesKubeconfigPath(t *testing.T) {
+	existing := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(existing, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		existing:                      "already exists",
+		clientcmd.RecommendedHomeFile: "never touches the user's kubeconfig",
+	} {
+		err := Run(context.Background(), Options{Bundles: []string{"/nonexistent/bundle"}, Kubeconfig: path})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+	if data, _ := os.ReadFile(existing); string(data) != "mine\n" {
+		t.Errorf("the existing file was changed: %q", data)
+	}
+}
+
+// TestRunNonLoopback listens on every interface: serve warns, the
+// kubeconfig still dials the loopback address, and the certificate is
+// valid for the machine's other addresses too, so other machines can
+// verify it. The default address is loopback and says nothing.
+func TestRunNonLoopback(t *testing.T) {
+	_, out, stop := startRun(t, Options{Bundles: []string{smallBundle(t)}})
+	stop()
+	if strings.Contains(out.String(), "warning") {
+		t.Errorf("warning on loopback:\n%s", out)
+	}
+
+	kubeconfig, out, _ := startRun(t, Options{Bundles: []string{smallBundle(t)}, Address: "0.0.0.0"})
+	if !strings.Contains(out.String(), "warning: --address 0.0.0.0 is not a loopback address: other machines can reach the served bundle, with HTTPS and the token in the kubeconfig") {
+		t.Errorf("no warning:\n%s", out)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cfg.Host, "https://127.0.0.1:") {
+		t.Errorf("host %s", cfg.Host)
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(cfg.Host, "https://"), ":")
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok || n.IP.IsLoopback() || n.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		remote := *cfg
+		remote.Host = "https://" + net.JoinHostPort(n.IP.String(), port)
+		client, err := rest.HTTPClientFor(&remote)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Get(remote.Host + "/api/v1/namespaces/default/pods/web-1")
+		if err != nil {
+			t.Errorf("%s: %v", remote.Host, err)
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d", remote.Host, resp.StatusCode)
+		}
+	}
+
+	_, out, _ = startRun(t, Options{Bundles: []string{smallBundle(t)}, Address: "0.0.0.0", InsecureHTTP: true})
+	if !strings.Contains(out.String(), "over plain HTTP with no token: anyone who can reach it can read the bundle") {
+		t.Errorf("no warning for plain HTTP:\n%s", out)
 	}
 }
