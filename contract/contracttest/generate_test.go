@@ -607,21 +607,17 @@ func appendItems[L any, T any](to []T, body []byte, items func(*L) []T) ([]T, er
 	return append(to, items(&l)...), nil
 }
 
-// A big bundle is streamed: the heap holds the largest file (a namespace's
-// pods) and garbage from marshalling it, never the bundle.
-func TestWriteBundleStreams(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 220 MB")
-	}
-	peakOf := func(spec BundleSpec) (uint64, BundleStats) {
-		t.Helper()
+// BenchmarkWriteBundleHeap reports the heap's peak while a 220 MB bundle
+// is written: the generator streams, so it follows the largest file (a
+// namespace's pods), not the bundle.
+func BenchmarkWriteBundleHeap(b *testing.B) {
+	spec := BundleSpec{Pods: 20000, Namespaces: 20, Deployments: 500, Nodes: 50, Events: 2000, CollectedAt: GeneratedAt, Seed: 3}
+	for range b.N {
 		runtime.GC()
 		var peak uint64
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var m runtime.MemStats
 			for {
 				runtime.ReadMemStats(&m)
@@ -632,43 +628,35 @@ func TestWriteBundleStreams(t *testing.T) {
 				case <-time.After(10 * time.Millisecond):
 				}
 			}
-		}()
+		})
 		stats, err := WriteBundle(io.Discard, spec)
 		close(stop)
 		wg.Wait()
 		if err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
-		return peak, stats
-	}
-	spec := BundleSpec{Pods: 20000, Namespaces: 20, Deployments: 500, Nodes: 50, Events: 2000, CollectedAt: GeneratedAt, Seed: 3}
-	peak, stats := peakOf(spec)
-	t.Logf("%d MB bundle, largest file %d MB: heap peak %d MB", stats.UncompressedBytes>>20, stats.LargestFile>>20, peak>>20)
-	if peak > 3*uint64(stats.LargestFile)+32<<20 || peak > uint64(stats.UncompressedBytes)/3 {
-		t.Errorf("the heap peaked at %d MB for a %d MB bundle whose largest file is %d MB", peak>>20, stats.UncompressedBytes>>20, stats.LargestFile>>20)
+		b.ReportMetric(float64(peak)/1e6, "heap-peak-MB")
+		b.ReportMetric(float64(stats.LargestFile)/1e6, "largest-file-MB")
+		b.ReportMetric(float64(stats.UncompressedBytes)/1e6, "bundle-MB")
 	}
 }
 
-// The benchmark bundle: 10,000 pods, well under 10 seconds.
+// The benchmark bundle holds what it says (BenchmarkWriteBundleLarge
+// measures how fast it is made).
 func TestWriteBundleLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes the 10,000-pod bundle")
 	}
-	start := time.Now()
 	stats, err := WriteBundleFile(filepath.Join(t.TempDir(), "large.tar.gz"), Large())
-	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Large() in %v: %d entries, %.1f MB of lists (%.1f MB pods), %.1f MB of logs, %.1f MB archive; pods %v",
-		took.Round(time.Millisecond), stats.Entries, float64(stats.ResourceBytes)/1e6, float64(stats.PodListBytes)/1e6,
+	t.Logf("Large(): %d entries, %.1f MB of lists (%.1f MB pods), %.1f MB of logs, %.1f MB archive; pods %v",
+		stats.Entries, float64(stats.ResourceBytes)/1e6, float64(stats.PodListBytes)/1e6,
 		float64(stats.LogBytes)/1e6, float64(stats.ArchiveBytes)/1e6, stats.PodStates)
 	want := map[string]int{"Pod": 10000, "Namespace": 20, "Node": 50, "Deployment": 500, "ReplicaSet": 500, "Service": 500, "Event": 5000}
 	if fmt.Sprint(stats.Objects) != fmt.Sprint(want) {
 		t.Errorf("objects %v, want %v", stats.Objects, want)
-	}
-	if took > 10*time.Second {
-		t.Errorf("Large() took %v", took)
 	}
 }
 
