@@ -69,6 +69,14 @@ func Run(ctx context.Context, o Options) (err error) {
 			return err
 		}
 	}
+	host := o.Address
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if !isLoopback(host) {
+		// Said at once: loading can take a while.
+		warnExposed(o.ErrOut, host, o.InsecureHTTP)
+	}
 	var cleanups []func()
 	defer func() {
 		for i := len(cleanups) - 1; i >= 0; i-- {
@@ -83,13 +91,6 @@ func Run(ctx context.Context, o Options) (err error) {
 		}
 		cleanups = append(cleanups, cleanup)
 		indexes[i] = x
-	}
-	host := o.Address
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	if !isLoopback(host) {
-		warnExposed(o.ErrOut, host, o.InsecureHTTP)
 	}
 	var creds *credentials
 	if !o.InsecureHTTP {
