@@ -16,17 +16,19 @@ import (
 
 // serveOptions are the flags of `bundlectl serve` and `bundlectl shell`.
 type serveOptions struct {
-	address      string
-	port         int
-	insecureHTTP bool
-	collectedAt  string
+	address         string
+	port            int
+	insecureHTTP    bool
+	collectedAt     string
+	writeKubeconfig string
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.address, "address", "127.0.0.1", "address to listen on")
+	cmd.Flags().StringVar(&o.address, "address", "127.0.0.1", "address to listen on; any other than a loopback address lets other machines read the bundle (serve warns)")
 	cmd.Flags().IntVar(&o.port, "port", 0, "port of the first bundle's server (the next bundles take the next ports); 0 picks free ports")
 	cmd.Flags().BoolVar(&o.insecureHTTP, "insecure-http", false, "serve plain HTTP without a token instead of HTTPS with a CA and token made for this run")
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) for legacy bundles that do not tell it; ages are computed at it")
+	cmd.Flags().StringVar(&o.writeKubeconfig, "write-kubeconfig", "", "write the kubeconfig to this file instead of a new temporary folder (it must not exist; it is removed when serving stops), for scripts that run serve in the background and wait for the file")
 }
 
 func (o *serveOptions) options(bundles []string, streams IOStreams) (serve.Options, error) {
@@ -42,6 +44,7 @@ func (o *serveOptions) options(bundles []string, streams IOStreams) (serve.Optio
 		Address:      o.address,
 		Port:         o.port,
 		InsecureHTTP: o.insecureHTTP,
+		Kubeconfig:   o.writeKubeconfig,
 		Upgrade:      upgradeOnLoad(at, streams),
 		Limits:       contract.DefaultLimits,
 		Stdin:        streams.In,
@@ -55,14 +58,23 @@ func newServeCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve BUNDLE [BUNDLE...]",
 		Short: "Serve support bundles to kubectl as read-only Kubernetes API servers",
-		Long: `Serve loads each bundle and serves it as a read-only Kubernetes API on its
-own local port, then prints the kubeconfig to use:
+		Long: `Serve loads each bundle (a .tar.gz or a folder; legacy bundles are upgraded
+on load) and serves it as a read-only Kubernetes API on its own port of
+127.0.0.1, over HTTPS with a CA and a bearer token made for this run. It
+prints the Kubernetes version, the collection time and the object counts
+of each bundle, then the kubeconfig to use:
 
     export KUBECONFIG=<path>
 
 The kubeconfig has one context per bundle and is removed when serve stops
-(Ctrl-C); ~/.kube/config is never touched. Ages in kubectl's tables are as
-of the time the bundle was collected.`,
+(Ctrl-C); ~/.kube/config is never touched. --write-kubeconfig FILE writes
+it to FILE instead, for scripts that run serve in the background and wait
+for the file to appear. Ages in kubectl's tables are as of the time the
+bundle was collected.
+
+Writes are refused (405), as are exec, attach, port-forward and proxy;
+logs are those the bundle collected. --address other than a loopback
+address lets other machines read the bundle, and serve warns when it does.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := o.options(args, streams)
