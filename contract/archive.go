@@ -3,7 +3,6 @@ package contract
 import (
 	"archive/tar"
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // SourceFormat is how a bundle is stored on disk.

@@ -35,7 +35,11 @@ type List struct {
 	// ResourceVersion of the list, when the file says.
 	ResourceVersion string
 	Items           []json.RawMessage
+
+	types []itemType // apiVersion and kind of each item, as it says
 }
+
+type itemType struct{ apiVersion, kind, namespace, name string }
 
 // ItemTypeMeta is the part of an item that tells its type and identity.
 type ItemTypeMeta struct {
@@ -51,7 +55,9 @@ type ItemTypeMeta struct {
 // shape fits (a number, a string, an object without items or metadata).
 var ErrNotAList = errors.New("not a list of Kubernetes objects")
 
-// DecodeList reads every legacy shape of a resource list.
+// DecodeList reads every legacy shape of a resource list. The file is
+// validated once and then split without decoding (see jsonscan.go); each
+// item keeps the bytes it was stored with.
 func DecodeList(data []byte, format Format) (*List, error) {
 	if format == FormatYAML {
 		j, err := yamlToJSON(data)
@@ -64,95 +70,93 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("empty file: %w", ErrNotAList)
 	}
+	if !json.Valid(data) {
+		return nil, invalidJSON(data)
+	}
 	switch data[0] {
 	case '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(data, &items); err != nil {
-			return nil, fmt.Errorf("invalid JSON: %w", err)
-		}
-		if err := checkItems(items); err != nil {
+		l := &List{Shape: ShapeArray}
+		if err := l.setItems(elements(data)); err != nil {
 			return nil, err
 		}
-		return &List{Shape: ShapeArray, Items: items}, nil
+		return l, nil
 	case '{':
 		return decodeObject(data)
 	case 'n':
-		if string(data) == "null" {
-			return &List{Shape: ShapeArray}, nil
-		}
-	}
-	if !json.Valid(data) {
-		return nil, fmt.Errorf("invalid JSON")
+		return &List{Shape: ShapeArray}, nil // null
 	}
 	return nil, fmt.Errorf("top-level JSON value is not an array or object: %w", ErrNotAList)
 }
 
-func decodeObject(data []byte) (*List, error) {
-	var top struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		// RawMessage (not a pointer) so that "items": null is seen as
-		// present: encoding/json hands null to UnmarshalJSON.
-		Metadata json.RawMessage `json:"metadata"`
-		Items    json.RawMessage `json:"items"`
+// invalidJSON says where JSON that json.Valid refused goes wrong.
+func invalidJSON(data []byte) error {
+	var v json.RawMessage
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("invalid JSON: %w", err)
 	}
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if top.Items == nil {
-		if top.Metadata == nil || string(top.Metadata) == "null" {
-			return nil, fmt.Errorf("object has neither items nor metadata: %w", ErrNotAList)
-		}
-		if err := checkItems([]json.RawMessage{data}); err != nil {
-			return nil, err
-		}
-		return &List{Shape: ShapeObject, Items: []json.RawMessage{append(json.RawMessage(nil), data...)}}, nil
-	}
-	l := &List{APIVersion: top.APIVersion, Kind: top.Kind, Shape: ShapeTypedList}
-	if top.Kind == "" {
-		l.Shape = ShapeUntypedList
-	}
-	if top.Metadata != nil {
-		var lm struct {
-			ResourceVersion string `json:"resourceVersion"`
-		}
-		if err := json.Unmarshal(top.Metadata, &lm); err != nil {
-			return nil, fmt.Errorf("list metadata: %w", err)
-		}
-		l.ResourceVersion = lm.ResourceVersion
-	}
-	if string(top.Items) != "null" {
-		if err := json.Unmarshal(top.Items, &l.Items); err != nil {
-			return nil, fmt.Errorf("items is not an array: %w", err)
-		}
-	}
-	if err := checkItems(l.Items); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return errors.New("invalid JSON")
 }
 
-// checkItems refuses items that are not objects with metadata.name: a list
-// with one such item cannot be served or tabled faithfully, so it is
-// reported rather than half-read.
-func checkItems(items []json.RawMessage) error {
+func decodeObject(data []byte) (*List, error) {
+	var top item
+	scanObject(data, 0, &top)
+	items := member(data, "items")
+	if items == nil {
+		if top.metadata == nil || string(top.metadata) == "null" {
+			return nil, fmt.Errorf("object has neither items nor metadata: %w", ErrNotAList)
+		}
+		top.raw = append(json.RawMessage(nil), data...)
+		l := &List{Shape: ShapeObject}
+		if err := l.setItems([]item{top}); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	l := &List{APIVersion: stringValue(top.apiVersion), Kind: stringValue(top.kind), Shape: ShapeTypedList}
+	if l.Kind == "" {
+		l.Shape = ShapeUntypedList
+	}
+	l.ResourceVersion = stringValue(member(top.metadata, "resourceVersion"))
+	switch items[0] {
+	case 'n': // "items": null
+		return l, nil
+	case '[':
+		return l, l.setItems(elements(items))
+	}
+	return nil, fmt.Errorf("items is not an array: %w", ErrNotAList)
+}
+
+// setItems keeps the items, refusing those that are not objects with
+// metadata.name: a list with one such item cannot be served or tabled
+// faithfully, so it is reported rather than half-read.
+func (l *List) setItems(items []item) error {
+	l.Items = make([]json.RawMessage, len(items))
+	l.types = make([]itemType, len(items))
 	for i, it := range items {
-		var tm ItemTypeMeta
-		if err := json.Unmarshal(it, &tm); err != nil {
+		if it.raw[0] != '{' {
 			return fmt.Errorf("item %d is not an object: %w", i, ErrNotAList)
 		}
-		if tm.Metadata.Name == "" {
+		t := itemType{apiVersion: stringValue(it.apiVersion), kind: stringValue(it.kind),
+			namespace: stringValue(member(it.metadata, "namespace")), name: stringValue(member(it.metadata, "name"))}
+		if t.name == "" {
 			return fmt.Errorf("item %d has no metadata.name: %w", i, ErrNotAList)
 		}
+		l.Items[i], l.types[i] = it.raw, t
 	}
 	return nil
 }
 
-// ItemMeta decodes an item's type and identity.
+// ItemMeta reads an item's type and identity without decoding the rest.
 func ItemMeta(item json.RawMessage) (ItemTypeMeta, error) {
 	var tm ItemTypeMeta
-	err := json.Unmarshal(item, &tm)
-	return tm, err
+	item = bytes.TrimSpace(item)
+	if len(item) == 0 || item[0] != '{' || !json.Valid(item) {
+		return tm, fmt.Errorf("item is not a JSON object: %w", ErrNotAList)
+	}
+	tm.APIVersion, tm.Kind = stringValue(member(item, "apiVersion")), stringValue(member(item, "kind"))
+	meta := member(item, "metadata")
+	tm.Metadata.Name, tm.Metadata.Namespace = stringValue(member(meta, "name")), stringValue(member(meta, "namespace"))
+	return tm, nil
 }
 
 // hiddenValue matches a YAML scalar that is exactly troubleshoot's
@@ -181,4 +185,23 @@ func yamlToJSON(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("invalid YAML (also after quoting ***HIDDEN*** redactions): %w", err)
 	}
 	return j, nil
+}
+
+// ItemKey is item i's namespace ("" for cluster-scoped objects) and name.
+func (l *List) ItemKey(i int) (namespace, name string) {
+	if i < len(l.types) {
+		return l.types[i].namespace, l.types[i].name
+	}
+	tm, _ := ItemMeta(l.Items[i]) // a List not made by DecodeList
+	return tm.Metadata.Namespace, tm.Metadata.Name
+}
+
+// ItemType is the apiVersion and kind item i says it has, "" where it
+// does not say.
+func (l *List) ItemType(i int) (apiVersion, kind string) {
+	if i < len(l.types) {
+		return l.types[i].apiVersion, l.types[i].kind
+	}
+	tm, _ := ItemMeta(l.Items[i]) // a List not made by DecodeList
+	return tm.APIVersion, tm.Kind
 }

@@ -54,6 +54,34 @@ func TestDecodeListShapes(t *testing.T) {
 	}
 }
 
+// The list is split without being decoded: strings that hold quotes,
+// backslashes and brackets, whitespace everywhere and duplicate members
+// must not confuse it.
+func TestDecodeListScansTricky(t *testing.T) {
+	data := "[ {\"metadata\" : {\"name\":\"x\"}, \"spec\":{\"s\":\"a \\\" } ] { [ \\\\\"}, \"kind\":\"Old\", \"kind\" : \"New\" } ,\n" +
+		"\t{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"first\"},\"metadata\":{\"name\":\"y\"},\"n\":[1, 2.5e3, true, null]} ]"
+	l, err := contract.DecodeList([]byte(data), contract.FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 2 {
+		t.Fatalf("%d items: %q", len(l.Items), l.Items)
+	}
+	if v, k := l.ItemType(0); v != "" || k != "New" {
+		t.Errorf("item 0 type %q %q", v, k)
+	}
+	if v, k := l.ItemType(1); v != "v1" || k != "" {
+		t.Errorf("item 1 type %q %q", v, k)
+	}
+	tm, err := contract.ItemMeta(l.Items[1])
+	if err != nil || tm.Metadata.Name != "y" {
+		t.Errorf("item 1 is %+v (%v): the last metadata counts, as encoding/json decodes it", tm, err)
+	}
+	if !strings.HasSuffix(string(l.Items[1]), `null]}`) || !strings.HasPrefix(string(l.Items[0]), `{"metadata"`) {
+		t.Errorf("items %q", l.Items)
+	}
+}
+
 func TestDecodeListKeepsItemBytes(t *testing.T) {
 	item := `{"metadata":{"name":"a"},"spec":{"x":"<b>"}}`
 	l, err := contract.DecodeList([]byte(`{"items":[`+item+`]}`), contract.FormatJSON)

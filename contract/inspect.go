@@ -207,9 +207,7 @@ func ListGVR(c Classification, l *List) schema.GroupVersionResource {
 	g := schema.GroupVersionResource{Group: c.GR.Group, Resource: c.GR.Resource, Version: c.Version}
 	apiVersion := ""
 	if len(l.Items) > 0 {
-		if tm, err := ItemMeta(l.Items[0]); err == nil {
-			apiVersion = tm.APIVersion
-		}
+		apiVersion, _ = l.ItemType(0)
 	}
 	if apiVersion == "" {
 		apiVersion = l.APIVersion
@@ -225,8 +223,8 @@ func ListGVR(c Classification, l *List) schema.GroupVersionResource {
 // ListKind is the kind the list holds, from the file where it says.
 func ListKind(c Classification, l *List) string {
 	if len(l.Items) > 0 {
-		if tm, err := ItemMeta(l.Items[0]); err == nil && tm.Kind != "" {
-			return tm.Kind
+		if _, kind := l.ItemType(0); kind != "" {
+			return kind
 		}
 	}
 	if k, ok := strings.CutSuffix(l.Kind, "List"); ok && k != "" {

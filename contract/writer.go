@@ -3,7 +3,6 @@ package contract
 import (
 	"archive/tar"
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Writer writes a bundle so that nobody ever sees half of it: entries go
