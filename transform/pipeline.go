@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
@@ -29,6 +30,12 @@ import (
 // into memory, so that reading runs ahead of writing.
 const bufferLimit = 1 << 20
 
+// bufferBudget bounds the bytes of entries read ahead of the writer; an
+// entry larger than the budget waits until it has the budget to itself.
+// With the renderer's chunks, it keeps memory to the largest file plus a
+// few tens of megabytes, whatever the bundle's size.
+const bufferBudget = 32 << 20
+
 type pipeline struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -37,8 +44,9 @@ type pipeline struct {
 	r      *Renderer
 	sum    *Summary
 
-	queue chan *item
-	jobs  chan *item
+	queue  chan *item
+	jobs   chan *item
+	budget *semaphore.Weighted
 
 	mu       sync.Mutex
 	stored   []stored
@@ -61,6 +69,7 @@ type item struct {
 
 	render bool        // make its table
 	table  chan result // the worker's answer, for lists that are decoded
+	weight int64       // its share of the buffer budget
 }
 
 type result struct {
@@ -75,6 +84,7 @@ func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r 
 	workers := runtime.GOMAXPROCS(0)
 	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum,
 		queue: make(chan *item, 2*workers+2), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
+		budget:   semaphore.NewWeighted(bufferBudget),
 		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
 }
 
@@ -118,6 +128,10 @@ func (p *pipeline) read(e *contract.Entry) error {
 	switch {
 	case !e.IsRegular() || e.Header.Size == 0:
 	case decode || e.Header.Size <= bufferLimit || p.isDiscoveryInput(e):
+		it.weight = min(e.Header.Size, bufferBudget)
+		if err := p.budget.Acquire(p.ctx, it.weight); err != nil {
+			return context.Cause(p.ctx)
+		}
 		body, err := io.ReadAll(io.LimitReader(e.Reader(), e.Header.Size+1))
 		if err != nil {
 			return err
@@ -203,7 +217,12 @@ func (p *pipeline) decode(it *item) result {
 	if !it.render {
 		return result{}
 	}
-	data, conv, err := p.r.Render(List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion, Items: l.Items})
+	keys := make([]string, len(l.Items))
+	for i := range l.Items {
+		keys[i] = storageKeyOf(l.ItemKey(i))
+	}
+	data, conv, err := p.r.Render(List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
+		Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s)})
 	if err != nil {
 		return result{err: fmt.Errorf("no table (%s convertor): %w", conv, err)}
 	}
@@ -259,20 +278,20 @@ func (p *pipeline) write() error {
 		if it.done != nil {
 			it.done <- err
 		}
-		if it.table == nil {
-			continue
-		}
-		res := <-it.table
-		switch {
-		case err != nil:
-		case res.err != nil:
-			p.sum.problem(it.rel, res.err)
-		case res.data != nil:
-			fail(p.w.WriteEntry(res.hdr, bytes.NewReader(res.data)))
-			if err == nil {
-				p.sum.made(res.res)
+		if it.table != nil {
+			res := <-it.table
+			switch {
+			case err != nil:
+			case res.err != nil:
+				p.sum.problem(it.rel, res.err)
+			case res.data != nil:
+				fail(p.w.WriteEntry(res.hdr, bytes.NewReader(res.data)))
+				if err == nil {
+					p.sum.made(res.res)
+				}
 			}
 		}
+		p.budget.Release(it.weight)
 	}
 	return err
 }
@@ -296,6 +315,36 @@ func (p *pipeline) writeDiscovery(at time.Time) error {
 	}
 	p.sum.Discovery = "synthesized"
 	return nil
+}
+
+// itemGVKs lists the type of every item when some item says it is of
+// another version or kind than the list: the server decodes each object
+// as what it says it is.
+func itemGVKs(l *contract.List, s stored) []schema.GroupVersionKind {
+	listGVK := s.gvr.GroupVersion().WithKind(s.kind)
+	var out []schema.GroupVersionKind
+	for i := range l.Items {
+		gvk := listGVK
+		apiVersion, kind := l.ItemType(i)
+		if apiVersion != "" {
+			if gv, err := schema.ParseGroupVersion(apiVersion); err == nil {
+				gvk.Group, gvk.Version = gv.Group, gv.Version
+			}
+		}
+		if kind != "" {
+			gvk.Kind = kind
+		}
+		if gvk != listGVK && out == nil {
+			out = make([]schema.GroupVersionKind, i, len(l.Items))
+			for j := range out {
+				out[j] = listGVK
+			}
+		}
+		if out != nil {
+			out = append(out, gvk)
+		}
+	}
+	return out
 }
 
 var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}

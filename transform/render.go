@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // Convertor names the upstream code that renders a table, as reported in
@@ -35,6 +37,12 @@ type List struct {
 	Custom          bool
 	ResourceVersion string
 	Items           []json.RawMessage
+	// Keys is the storage key (namespace/name) of each item, which orders
+	// the rows; read from the items when nil.
+	Keys []string
+	// ItemGVKs is the type of each item where some item says it is of
+	// another version or kind than the list; nil when all are alike.
+	ItemGVKs []schema.GroupVersionKind
 }
 
 // Renderer renders the Table a kube-apiserver of the pinned release would
@@ -42,29 +50,139 @@ type List struct {
 type Renderer struct {
 	at   time.Time
 	crds *crdIndex
+	// chunk is how many objects are decoded and rendered at a time.
+	chunk int
 }
+
+// defaultChunk bounds the objects decoded at once, so that memory follows
+// the size of the raw list rather than of its decoded objects. Rows do not
+// depend on each other, except for the printers' FlowSchema list, which
+// sorts (a cluster has a few dozen).
+const defaultChunk = 256
 
 // NewRenderer renders tables as of collectedAt, with the CRDs of the bundle.
 func NewRenderer(collectedAt time.Time, crds *crdIndex) *Renderer {
-	return &Renderer{at: collectedAt.Truncate(time.Second), crds: crds}
+	return &Renderer{at: collectedAt.Truncate(time.Second), crds: crds, chunk: defaultChunk}
 }
 
 // Render returns the table's JSON as the server writes it (encoding/json,
 // HTML escaping on, a trailing newline), with row objects as the server's
-// default includeObject=Metadata makes them.
+// default includeObject=Metadata makes them. Items are rendered in storage
+// order a chunk at a time, each chunk's rows encoded as they come, which
+// gives the bytes of encoding the whole table at once.
 func (r *Renderer) Render(l List) ([]byte, Convertor, error) {
-	table, conv, err := r.table(l)
-	if err != nil {
-		return nil, conv, err
+	order := storageOrder(l)
+	if len(order) == 0 {
+		table, conv, err := r.table(l)
+		if err != nil {
+			return nil, conv, err
+		}
+		data, err := encodeTable(table)
+		return data, conv, err
 	}
-	// The server's codec sets the type when it encodes.
+	var out tableEncoder
+	var conv Convertor
+	for start := 0; start < len(order); start += r.chunk {
+		table, c, err := r.table(l.subset(order[start:min(start+r.chunk, len(order))]))
+		if err != nil {
+			return nil, c, err
+		}
+		conv = c
+		if err := out.add(table); err != nil {
+			return nil, conv, err
+		}
+	}
+	return out.finish(), conv, nil
+}
+
+// storageOrder lists the items' indexes in the order the server lists
+// them: etcd key order, the bytes of namespace/name.
+func storageOrder(l List) []int {
+	keys := l.Keys
+	if keys == nil {
+		keys = make([]string, len(l.Items))
+		for i, it := range l.Items {
+			if tm, err := contract.ItemMeta(it); err == nil {
+				keys[i] = storageKeyOf(tm.Metadata.Namespace, tm.Metadata.Name)
+			}
+		}
+	}
+	order := make([]int, len(l.Items))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+	return order
+}
+
+// subset is the list of the items at the given indexes, in that order.
+func (l List) subset(idx []int) List {
+	sub := l
+	sub.Items, sub.Keys, sub.ItemGVKs = make([]json.RawMessage, len(idx)), nil, nil
+	if l.ItemGVKs != nil {
+		sub.ItemGVKs = make([]schema.GroupVersionKind, len(idx))
+	}
+	for j, i := range idx {
+		sub.Items[j] = l.Items[i]
+		if l.ItemGVKs != nil {
+			sub.ItemGVKs[j] = l.ItemGVKs[i]
+		}
+	}
+	return sub
+}
+
+// encodeTable encodes a table as the server's codec does, type included.
+func encodeTable(table *metav1.Table) ([]byte, error) {
 	table.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Table"))
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(table); err != nil {
-		return nil, conv, fmt.Errorf("encoding the table: %w", err)
+		return nil, fmt.Errorf("encoding the table: %w", err)
 	}
-	return buf.Bytes(), conv, nil
+	return buf.Bytes(), nil
 }
+
+// tableEncoder writes a table whose rows come in chunks: the first chunk
+// gives everything but the rows, each row is encoded as encoding/json
+// encodes the elements of an array.
+type tableEncoder struct {
+	buf, tail []byte
+	rows      int
+}
+
+func (e *tableEncoder) add(table *metav1.Table) error {
+	if e.buf == nil {
+		rows := table.Rows
+		table.Rows = []metav1.TableRow{}
+		head, err := encodeTable(table)
+		table.Rows = rows
+		if err != nil {
+			return err
+		}
+		const empty = `"rows":[]}`
+		i := bytes.LastIndex(head, []byte(empty))
+		if i < 0 {
+			return fmt.Errorf("encoding the table: no rows member in %.100s", head)
+		}
+		n := i + len(`"rows":[`)
+		e.buf, e.tail = head[:n:n], bytes.Clone(head[n:])
+	}
+	var row bytes.Buffer
+	enc := json.NewEncoder(&row)
+	for i := range table.Rows {
+		row.Reset()
+		if err := enc.Encode(&table.Rows[i]); err != nil {
+			return fmt.Errorf("encoding the table: %w", err)
+		}
+		if e.rows > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = append(e.buf, bytes.TrimSuffix(row.Bytes(), []byte("\n"))...)
+		e.rows++
+	}
+	return nil
+}
+
+func (e *tableEncoder) finish() []byte { return append(e.buf, e.tail...) }
 
 func (r *Renderer) table(l List) (*metav1.Table, Convertor, error) {
 	gr := l.GVR.GroupResource()
@@ -98,7 +216,11 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 	}
 	items := make([]runtime.Object, 0, len(l.Items))
 	for i, raw := range l.Items {
-		obj, _, err := s.decoder.Decode(raw, &gvk, nil)
+		itemGVK := gvk
+		if l.ItemGVKs != nil {
+			itemGVK = l.ItemGVKs[i]
+		}
+		obj, err := s.decode(raw, itemGVK)
 		if err != nil {
 			return nil, itemError(i, raw, err)
 		}
@@ -295,11 +417,13 @@ func sortStorageOrder(objs []runtime.Object) {
 	sort.SliceStable(objs, func(i, j int) bool { return keys[objs[i]] < keys[objs[j]] })
 }
 
-func storageKey(m metav1.Object) string {
-	if m.GetNamespace() == "" {
-		return m.GetName()
+func storageKey(m metav1.Object) string { return storageKeyOf(m.GetNamespace(), m.GetName()) }
+
+func storageKeyOf(namespace, name string) string {
+	if namespace == "" {
+		return name
 	}
-	return m.GetNamespace() + "/" + m.GetName()
+	return namespace + "/" + name
 }
 
 // itemError names the item a decoding error is about. Decoders quote the

@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/printers"
 	printersinternal "k8s.io/kubernetes/pkg/printers/internalversion"
+	sigsjson "sigs.k8s.io/json"
 
 	// The API groups kube-apiserver serves (as pkg/controlplane imports
 	// them), so that every built-in object decodes and converts to its
@@ -45,11 +46,6 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 )
 
-// decoder decodes any built-in object of any served version, applies the
-// defaults the server applies when it reads from storage, and converts it
-// to the internal version the printers work on.
-var decoder = legacyscheme.Codecs.UniversalDecoder()
-
 // generator is the table generator the apiserver's printer storage wraps
 // (pkg/printers/storage), with every handler of the pinned release.
 var generator = printers.NewTableGenerator().With(printersinternal.AddHandlers)
@@ -71,18 +67,42 @@ func (r handlerRecorder) TableHandler(_ []metav1.TableColumnDefinition, printFun
 	return nil
 }
 
-// internalStorage is how a storage of the server decodes its objects to
+// internalStorage is how a storage of the server reads its objects into
 // their internal version and renders a list of them.
 type internalStorage struct {
-	decoder runtime.Decoder
+	scheme  *runtime.Scheme
+	codecs  serializer.CodecFactory
 	newList func(gvk schema.GroupVersionKind) (runtime.Object, error)
 	convert func(list runtime.Object) (*metav1.Table, error)
+}
+
+// decode does what the apiserver's storage codec does with an object it
+// reads (versioning codec over the JSON serializer): unmarshal it into its
+// versioned type, decode nested objects, apply the defaults and convert it
+// to the internal version. The type is known from the list, so the codec's
+// extra pass over the bytes to find it is skipped.
+func (s internalStorage) decode(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
+	obj, err := s.scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
+		return nil, err
+	}
+	if d, ok := obj.(runtime.NestedObjectDecoder); ok {
+		if err := d.DecodeNestedObjects(runtime.WithoutVersionDecoder{Decoder: s.codecs.UniversalDeserializer()}); err != nil {
+			return nil, err
+		}
+	}
+	s.scheme.Default(obj)
+	return s.scheme.ConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
 }
 
 // printerStorage is every built-in storage that renders with the printers
 // (pkg/printers/storage, the server always asks for the wide columns).
 var printerStorage = internalStorage{
-	decoder: decoder,
+	scheme: legacyscheme.Scheme,
+	codecs: legacyscheme.Codecs,
 	newList: func(gvk schema.GroupVersionKind) (runtime.Object, error) {
 		list, _, ok := newInternalList(gvk)
 		if !ok {
@@ -101,7 +121,8 @@ var aggregatorStorage = func() internalStorage {
 	scheme := runtime.NewScheme()
 	apiregistrationinstall.Install(scheme)
 	return internalStorage{
-		decoder: serializer.NewCodecFactory(scheme).UniversalDecoder(),
+		scheme:  scheme,
+		codecs:  serializer.NewCodecFactory(scheme),
 		newList: func(schema.GroupVersionKind) (runtime.Object, error) { return &apiregistration.APIServiceList{}, nil },
 		convert: func(list runtime.Object) (*metav1.Table, error) {
 			return (&apiserviceetcd.REST{}).ConvertToTable(context.Background(), list, nil)
