@@ -1,0 +1,102 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEmbeddedBaselineParses(t *testing.T) {
+	b, err := LoadBaseline("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range b.Divergences {
+		if len(strings.Fields(e.Reason)) < 8 {
+			t.Errorf("%s: a reason of a few words does not justify a divergence: %q", e.String(), e.Reason)
+		}
+	}
+}
+
+func TestParseBaselineRefuses(t *testing.T) {
+	for name, text := range map[string]string{
+		"no reason":     "divergences:\n- case: get/pods\n",
+		"blank reason":  "divergences:\n- case: get/pods\n  reason: '  '\n",
+		"no case":       "divergences:\n- reason: because\n",
+		"unknown field": "divergences:\n- case: get/pods\n  reason: because\n  contain: x\n",
+	} {
+		if _, err := ParseBaseline(name, []byte(text)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func result(id string, divs ...Divergence) *CaseResult {
+	check, _, _ := strings.Cut(id, "/")
+	return &CaseResult{Case: Case{ID: id, Check: check}, Divergences: divs}
+}
+
+func TestBaselineApply(t *testing.T) {
+	b, err := ParseBaseline("test", []byte(`divergences:
+- case: raw-api
+  output: body
+  changes: serverAddress
+  reason: the served bundle is another server
+- case: get*/componentstatuses
+  output: stderr
+  reason: deprecation warnings
+- case: get/gone
+  reason: fixed long ago
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := Divergence{Output: "body", Diff: "  map[string]any{\n- \t\"serverAddress\": string(\"192.0.2.1:1\"),\n+ \t\"serverAddress\": string(\"127.0.0.1:2\"),\n  }"}
+	other := Divergence{Output: "body", Diff: "  map[string]any{\n  \t\"serverAddress\": string(\"x\"),\n- \t\"versions\": []any{string(\"v1\")},\n  }"}
+	warn := Divergence{Output: "stderr", Diff: "- Warning"}
+	rs := []*CaseResult{
+		result("raw-api", addr),                    // accepted
+		result("raw-apis", addr),                   // another case: not accepted
+		result("get/componentstatuses", warn),      // accepted by the glob
+		result("get-wide/componentstatuses", warn), // accepted by the glob
+		result("get/componentstatuses-x", warn),    // not matched: the glob is anchored
+		result("get-json/componentstatuses", warn, Divergence{Output: "stdout", Diff: "- x"}), // stdout not accepted
+		result("raw-api-v1", other),
+		result("get/pods"),
+	}
+	rs = append(rs, result("raw-api2", other))
+	stale := b.Apply(rs, false)
+	want := map[string]bool{"raw-api": true, "get/componentstatuses": true, "get-wide/componentstatuses": true}
+	for _, r := range rs {
+		if accepted := r.Diverged() && !r.Failed(); accepted != want[r.Case.ID] {
+			t.Errorf("%s: accepted %v (baseline %q)", r.Case.ID, accepted, r.Baseline)
+		}
+	}
+	if len(stale) != 1 || stale[0].Case != "get/gone" {
+		t.Errorf("stale %v", stale)
+	}
+	// The changes field accepts only diffs whose every change mentions it.
+	b2, _ := ParseBaseline("test", []byte("divergences:\n- case: raw-api\n  changes: serverAddress\n  reason: r\n"))
+	r := result("raw-api", other)
+	if b2.Apply([]*CaseResult{r}, false); !r.Failed() {
+		t.Error("a change of versions was accepted by an entry about serverAddress")
+	}
+}
+
+func TestBaselineStaleWhenFiltered(t *testing.T) {
+	b, _ := ParseBaseline("test", []byte(`divergences:
+- case: get/pods
+  reason: r
+- case: describe/*
+  reason: r
+`))
+	// Only get/pods ran, and passed: its entry is stale, the describe
+	// entry was not exercised.
+	stale := b.Apply([]*CaseResult{result("get/pods")}, true)
+	if len(stale) != 1 || stale[0].Case != "get/pods" {
+		t.Errorf("filtered: stale %v", stale)
+	}
+	stale = b.Apply([]*CaseResult{result("get/pods")}, false)
+	if len(stale) != 2 {
+		t.Errorf("unfiltered: stale %v", stale)
+	}
+}

@@ -1,0 +1,327 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The normalizations: the only differences between the live cluster and
+// the served bundle that the gate forgives, each because the value truly
+// moves between the collection and the query. Each one that changes
+// something is counted and reported; none applies unless a check names it.
+const (
+	// NormAges: an age printed by HumanDuration (a table cell, "(10h
+	// ago)", describe's event ages) that is the served age advanced by no
+	// more than the time elapsed since the collection. The rest of the
+	// line must be the same. A live age behind the served one, or ahead by
+	// more than the elapsed time, is a divergence.
+	NormAges = "ages"
+	// NormResourceVersion: metadata.resourceVersion of a list or a Table
+	// (a JSON body), which is the store's revision at the time of the
+	// request and moves with every write anywhere in the cluster (the
+	// apiserver's own lease renewals included). Objects' resourceVersions
+	// are never normalized: on a cluster whose objects do not change they
+	// must be equal.
+	NormResourceVersion = "resourceVersion"
+	// NormManagedFieldsTime: metadata.managedFields[].time of an object in
+	// a JSON body: the time of a field manager's last write. It moves only
+	// when the object is written after the collection.
+	NormManagedFieldsTime = "managedFieldsTime"
+	// NormUnorderedRows: the rows of a table, the body lines of kubectl's
+	// output after the header, or the items of a list, compared as a set
+	// (sorted on both sides). Only for resources whose server computes the
+	// list at each request in no fixed order (ComponentStatus).
+	NormUnorderedRows = "unorderedRows"
+	// NormKlogPrefix: the "E1123 07:01:09.123456   12345 file.go:42]"
+	// header of a klog line kubectl prints on stderr: the time and the
+	// process id of that kubectl run.
+	NormKlogPrefix = "klogPrefix"
+)
+
+// Normalizations lists every normalization a check may name.
+var Normalizations = []string{NormAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix}
+
+func knownNormalization(n string) bool {
+	for _, k := range Normalizations {
+		if k == n {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizer applies a case's normalizations and counts what each changed.
+type normalizer struct {
+	enabled map[string]bool
+	// elapsed bounds how far a live age may be ahead of the served one.
+	elapsed time.Duration
+	counts  map[string]int
+}
+
+func newNormalizer(names []string, elapsed time.Duration) *normalizer {
+	n := &normalizer{enabled: map[string]bool{}, elapsed: elapsed, counts: map[string]int{}}
+	for _, name := range names {
+		n.enabled[name] = true
+	}
+	return n
+}
+
+func (n *normalizer) count(name string, k int) {
+	if k > 0 {
+		n.counts[name] += k
+	}
+}
+
+var klogRE = regexp.MustCompile(`(?m)^[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\s+[0-9]+ ([^ \]]+:[0-9]+)\]`)
+
+// text normalizes kubectl's output (or a text body): it returns live
+// rewritten so that every difference the normalizations forgive is gone,
+// and served (changed only by unorderedRows and klogPrefix, which apply
+// to both sides).
+func (n *normalizer) text(live, served string) (string, string) {
+	if n.enabled[NormKlogPrefix] {
+		l := klogRE.ReplaceAllString(live, "<klog> $1]")
+		s := klogRE.ReplaceAllString(served, "<klog> $1]")
+		if l != live || s != served {
+			n.count(NormKlogPrefix, len(klogRE.FindAllString(live, -1))+len(klogRE.FindAllString(served, -1)))
+		}
+		live, served = l, s
+	}
+	if live == served {
+		return live, served
+	}
+	ll, sl := lines(live), lines(served)
+	if n.enabled[NormUnorderedRows] && len(ll) > 1 && len(sl) > 1 {
+		ls, ss := sortedBody(ll), sortedBody(sl)
+		if !equalStrings(ls, ll) || !equalStrings(ss, sl) {
+			n.count(NormUnorderedRows, 1)
+		}
+		ll, sl = ls, ss
+	}
+	if n.enabled[NormAges] && len(ll) == len(sl) {
+		for i := range ll {
+			if ll[i] == sl[i] {
+				continue
+			}
+			if ok, k := cellsAgesAdvanced(ll[i], sl[i], n.elapsed); ok {
+				n.count(NormAges, k)
+				ll[i] = sl[i]
+			}
+		}
+	}
+	return strings.Join(ll, "\n"), strings.Join(sl, "\n")
+}
+
+// cellsAgesAdvanced compares two lines of kubectl's column output (or any
+// text) cell by cell, cells being separated by two or more spaces: the
+// columns of the live and the served output are aligned to different
+// widths when an age is longer on one side ("2m19s" and "2s"), so the
+// lines can only be compared cell by cell.
+func cellsAgesAdvanced(live, served string, elapsed time.Duration) (bool, int) {
+	lc, sc := cells(live), cells(served)
+	if len(lc) != len(sc) {
+		return false, 0
+	}
+	total := 0
+	for i := range lc {
+		if lc[i] == sc[i] {
+			continue
+		}
+		ok, k := agesAdvanced(lc[i], sc[i], elapsed)
+		if !ok {
+			return false, 0
+		}
+		total += k
+	}
+	// Equal cells but different spacing: the alignment changed because
+	// an age elsewhere in the column did; nothing to count on this line.
+	return true, total
+}
+
+var cellSep = regexp.MustCompile(`\s{2,}|\t`)
+
+func cells(line string) []string {
+	line = strings.TrimRight(line, " \t")
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	out := cellSep.Split(strings.TrimLeft(line, " "), -1)
+	if lead > 0 {
+		// Indentation is part of the structure (describe's sections).
+		out = append([]string{strings.Repeat(" ", lead)}, out...)
+	}
+	return out
+}
+
+func lines(s string) []string { return strings.Split(s, "\n") }
+
+// sortedBody sorts the lines of kubectl's output, keeping a table header
+// (a first line in capitals, "NAME   STATUS ...") first and blank lines
+// last. JSON or YAML output is then compared as a multiset of lines.
+func sortedBody(ls []string) []string {
+	out := append([]string(nil), ls...)
+	body := out
+	if len(out) > 0 && isHeader(out[0]) {
+		body = out[1:]
+	}
+	sort.SliceStable(body, func(i, j int) bool {
+		if (body[i] == "") != (body[j] == "") {
+			return body[j] == ""
+		}
+		return body[i] < body[j]
+	})
+	return out
+}
+
+var headerRE = regexp.MustCompile(`^[A-Z][A-Z0-9 ()/_.-]*$`)
+
+func isHeader(line string) bool { return headerRE.MatchString(strings.TrimSpace(line)) }
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// json normalizes two decoded JSON documents: live is rewritten in place
+// where a normalization forgives the difference; both are sorted where
+// unorderedRows applies.
+func (n *normalizer) json(live, served any) {
+	n.walk(live, served, nil)
+}
+
+func (n *normalizer) walk(live, served any, path []string) {
+	switch l := live.(type) {
+	case map[string]any:
+		s, ok := served.(map[string]any)
+		if !ok {
+			return
+		}
+		if n.enabled[NormResourceVersion] && isListDocument(l) && isListDocument(s) {
+			lm, _ := l["metadata"].(map[string]any)
+			sm, _ := s["metadata"].(map[string]any)
+			if lm != nil && sm != nil {
+				if lv, ok := lm["resourceVersion"]; ok {
+					if sv, ok := sm["resourceVersion"]; ok && lv != sv {
+						lm["resourceVersion"] = sv
+						n.count(NormResourceVersion, 1)
+					}
+				}
+			}
+		}
+		if n.enabled[NormUnorderedRows] {
+			for _, key := range []string{"items", "rows"} {
+				la, lok := l[key].([]any)
+				sa, sok := s[key].([]any)
+				if lok && sok {
+					if sortByIdentity(la) || sortByIdentity(sa) {
+						n.count(NormUnorderedRows, 1)
+					}
+				}
+			}
+		}
+		for k, lv := range l {
+			sv, ok := s[k]
+			if !ok {
+				continue
+			}
+			if n.enabled[NormManagedFieldsTime] && k == "time" && len(path) >= 2 && path[len(path)-1] == "[]" && path[len(path)-2] == "managedFields" {
+				if lv != sv {
+					l[k] = sv
+					n.count(NormManagedFieldsTime, 1)
+				}
+				continue
+			}
+			if ls, ok := lv.(string); ok {
+				if ss, ok := sv.(string); ok && ls != ss && n.enabled[NormAges] {
+					if ok, c := agesAdvanced(ls, ss, n.elapsed); ok {
+						l[k] = ss
+						n.count(NormAges, c)
+					}
+				}
+				continue
+			}
+			n.walk(lv, sv, append(path, k))
+		}
+	case []any:
+		s, ok := served.([]any)
+		if !ok || len(s) != len(l) {
+			return
+		}
+		for i := range l {
+			if ls, ok := l[i].(string); ok {
+				if ss, ok := s[i].(string); ok && ls != ss && n.enabled[NormAges] {
+					if ok, c := agesAdvanced(ls, ss, n.elapsed); ok {
+						l[i] = ss
+						n.count(NormAges, c)
+					}
+				}
+				continue
+			}
+			n.walk(l[i], s[i], append(path, "[]"))
+		}
+	}
+}
+
+// isListDocument says whether a JSON object is a list or a Table, whose
+// metadata.resourceVersion is the store's revision at the request.
+func isListDocument(m map[string]any) bool {
+	kind, _ := m["kind"].(string)
+	if kind == "Table" || strings.HasSuffix(kind, "List") {
+		return true
+	}
+	_, items := m["items"]
+	return items
+}
+
+// sortByIdentity sorts list items or table rows by namespace and name
+// (a table row by its object's metadata, else its first cell); it says
+// whether the order changed.
+func sortByIdentity(a []any) bool {
+	keys := make([]string, len(a))
+	for i, v := range a {
+		keys[i] = identityKey(v)
+	}
+	idx := make([]int, len(a))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return keys[idx[i]] < keys[idx[j]] })
+	changed := false
+	sorted := make([]any, len(a))
+	for i, k := range idx {
+		sorted[i] = a[k]
+		if k != i {
+			changed = true
+		}
+	}
+	copy(a, sorted)
+	return changed
+}
+
+func identityKey(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if obj, ok := m["object"].(map[string]any); ok && meta == nil {
+		meta, _ = obj["metadata"].(map[string]any)
+	}
+	if meta != nil {
+		return fmt.Sprintf("%v/%v", meta["namespace"], meta["name"])
+	}
+	if c, ok := m["cells"].([]any); ok && len(c) > 0 {
+		return fmt.Sprint(c[0])
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
