@@ -1,0 +1,508 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bundlectl/bundlectl/conformance/cluster"
+	"github.com/bundlectl/bundlectl/conformance/fixtures"
+	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/serve"
+)
+
+// DefaultPrefix names the fixtures run of the gate: its namespaces are
+// conformance-a, -b and -c.
+const DefaultPrefix = "conformance"
+
+// Options configure Run.
+type Options struct {
+	// Provider gives the live cluster; Run creates it and deletes it at
+	// the end, on failure and on cancellation too.
+	Provider cluster.Provider
+	// ClusterOutlivesRun says that the cluster stays after Delete (an
+	// existing cluster, or kind --keep): the fixtures are then removed at
+	// the end. Otherwise they go with the cluster.
+	ClusterOutlivesRun bool
+	// Kubectl is the kubectl binary, a path or a name looked up in PATH;
+	// default "kubectl".
+	Kubectl string
+	// Checks are checks files added to the embedded matrix.
+	Checks []string
+	// Run, when set, keeps only the cases whose ID it matches.
+	Run *regexp.Regexp
+	// Baseline is the baseline file; "" is the embedded one.
+	Baseline string
+	// NoFixtures skips applying the fixtures: the gate then runs on what
+	// the cluster holds, in Namespaces (all namespaces when empty).
+	NoFixtures bool
+	// Prefix names the fixtures run; default DefaultPrefix.
+	Prefix     string
+	Namespaces []string
+	// IncludeSecretValues collects Secrets with their values with
+	// NoFixtures too. With the fixtures, values are always collected:
+	// only the fixture namespaces are, and their Secrets hold made-up
+	// values, so that what kubectl prints of them can be compared.
+	IncludeSecretValues bool
+	// WorkDir holds the bundles and kubectl's scratch dirs; it is kept.
+	// When empty a temporary dir is used and removed at the end, unless
+	// the gate failed.
+	WorkDir string
+	// Parallel is how many cases run at once; default twice the number
+	// of CPUs (kubectl waits on the servers part of the time).
+	Parallel int
+	// Log receives one line per step; nil discards them.
+	Log io.Writer
+
+	// mutateServed, in tests, changes the collected bundle after Gate A
+	// and before it is served: a deliberate divergence.
+	mutateServed func(bundleDir string) error
+	// checksData, in tests, replaces the embedded checks.
+	checksData []byte
+}
+
+// Result is what a run of the gate found.
+type Result struct {
+	Provider          string
+	Cluster           string
+	KubernetesVersion string
+	Kubectl           string // the binary
+	KubectlVersion    string
+	CollectedAt       time.Time
+	WorkDir           string // kept, or "" when removed
+
+	Fixtures *FixturesResult // nil with NoFixtures
+	Collect  *collect.Summary
+	// ServeWarnings are what serve could not load from the bundle.
+	ServeWarnings []string
+
+	// Tables is Gate A: one case per table the server gave.
+	Tables      []*CaseResult
+	ExtraTables []string // tables the upgrade made where the server gave none
+	// UpgradeProblems are the upgrade's problems (tables it could not make).
+	UpgradeProblems []string
+	// Cases is Gate B: one case per expanded check.
+	Cases []*CaseResult
+	// Rules are the per-resource normalizations of the checks file.
+	Rules map[string]ResourceRule
+
+	Baseline string // the baseline's name
+	Stale    []BaselineEntry
+	Filtered bool // only the cases --run matched ran
+
+	Steps    []Step
+	Duration time.Duration
+}
+
+// FixturesResult says what the fixtures run did.
+type FixturesResult struct {
+	Prefix     string
+	Namespaces []string
+	// IncludeSecretValues collects Secrets with their values with
+	// NoFixtures too. With the fixtures, values are always collected:
+	// only the fixture namespaces are, and their Secrets hold made-up
+	// values, so that what kubectl prints of them can be compared.
+	IncludeSecretValues bool
+	Objects             int
+	Skipped             []string
+	Removed             string // "removed", "left for the cluster's deletion", or the error
+}
+
+// Step is a timed phase of the run.
+type Step struct {
+	Name     string
+	Duration time.Duration
+}
+
+// Passed says whether the gate holds: no divergence outside the baseline,
+// no stale baseline entry, and at least one case compared.
+func (r *Result) Passed() bool {
+	if len(r.Stale) > 0 || len(r.Cases)+len(r.Tables) == 0 {
+		return false
+	}
+	for _, c := range r.all() {
+		if c.Failed() {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Result) all() []*CaseResult {
+	return append(append([]*CaseResult(nil), r.Tables...), r.Cases...)
+}
+
+// Normalized totals what each normalization forgave over every case.
+func (r *Result) Normalized() map[string]int {
+	out := map[string]int{}
+	for _, c := range r.all() {
+		for k, v := range c.Counts {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+// Run runs the gate: it creates the live cluster, applies the fixtures,
+// collects a bundle, checks the upgrade against the server's tables
+// (Gate A), serves the bundle and runs the command matrix against both
+// (Gate B), and cleans everything up. The error is for a gate that could
+// not run; divergences are in the Result (see Result.Passed).
+func Run(ctx context.Context, o Options) (res *Result, err error) {
+	start := time.Now()
+	if o.Provider == nil {
+		return nil, errors.New("conformance: no cluster provider")
+	}
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if o.Kubectl == "" {
+		o.Kubectl = "kubectl"
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 2 * runtime.NumCPU()
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "conformance: "+format+"\n", args...)
+		}
+	}
+	res = &Result{Provider: o.Provider.Name(), Filtered: o.Run != nil}
+	step := func(name string, t time.Time) {
+		res.Steps = append(res.Steps, Step{Name: name, Duration: time.Since(t)})
+	}
+
+	// Everything that can be refused is checked before a cluster exists.
+	checks, err := loadChecks(o)
+	if err != nil {
+		return res, err
+	}
+	res.Rules = checks.Resources
+	baseline, err := LoadBaseline(o.Baseline)
+	if err != nil {
+		return res, err
+	}
+	res.Baseline = baseline.Name()
+	if res.Kubectl, err = exec.LookPath(o.Kubectl); err != nil {
+		return res, fmt.Errorf("kubectl: %w (install kubectl or pass --kubectl PATH)", err)
+	}
+
+	workDir, removeWork, err := makeWorkDir(o.WorkDir)
+	if err != nil {
+		return res, err
+	}
+	res.WorkDir = workDir
+	bundleDir := filepath.Join(workDir, "bundle")
+	defer func() {
+		// A temporary work dir is kept only for a post-mortem: when a
+		// bundle was collected and the gate failed or broke down.
+		_, serr := os.Stat(bundleDir)
+		if removeWork && (serr != nil || err == nil && res.Passed()) {
+			os.RemoveAll(workDir)
+			res.WorkDir = ""
+		}
+	}()
+	k := &kubectl{bin: res.Kubectl, tmpDir: filepath.Join(workDir, "kubectl")}
+	if err := os.MkdirAll(k.tmpDir, 0o755); err != nil {
+		return res, err
+	}
+	if res.KubectlVersion, err = k.clientVersion(ctx); err != nil {
+		return res, err
+	}
+
+	// The cluster.
+	t := time.Now()
+	logf("creating the %s cluster", o.Provider.Name())
+	c, err := o.Provider.Create(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+		defer cancel()
+		t := time.Now()
+		if derr := o.Provider.Delete(dctx); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		step("delete the cluster", t)
+	}()
+	res.Cluster = c.Name
+	step("create the cluster", t)
+	cfg, err := collect.LoadConfig(c.Kubeconfig, "")
+	if err != nil {
+		return res, err
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+
+	// Fixtures.
+	namespaces := o.Namespaces
+	prefix := ""
+	if !o.NoFixtures {
+		t = time.Now()
+		logf("applying the fixtures (run %s)", o.Prefix)
+		applied, aerr := fixtures.Apply(ctx, cfg, fixtures.Options{Prefix: o.Prefix})
+		if applied != nil {
+			fr := &FixturesResult{Prefix: o.Prefix, Namespaces: applied.Namespaces, Objects: len(applied.Objects), Skipped: applied.SkippedKinds()}
+			res.Fixtures = fr
+			defer func() {
+				if !o.ClusterOutlivesRun {
+					fr.Removed = "left for the cluster's deletion"
+					return
+				}
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+				defer cancel()
+				t := time.Now()
+				logf("removing the fixtures")
+				if rerr := applied.Remove(rctx); rerr != nil {
+					fr.Removed = rerr.Error()
+					err = errors.Join(err, rerr)
+				} else {
+					fr.Removed = "removed"
+				}
+				step("remove the fixtures", t)
+			}()
+		}
+		if aerr != nil {
+			return res, aerr
+		}
+		namespaces, prefix = applied.Namespaces, o.Prefix
+		step("apply the fixtures", t)
+	}
+
+	// Collect.
+	t = time.Now()
+	logf("collecting the bundle into %s", bundleDir)
+	collectStart := time.Now()
+	sum, err := collect.Run(ctx, collect.Options{
+		Config: cfg, Namespaces: namespaces, Dest: bundleDir,
+		IncludeSecretValues: !o.NoFixtures || o.IncludeSecretValues,
+	})
+	if err != nil {
+		return res, fmt.Errorf("collect: %w", err)
+	}
+	res.Collect = sum
+	res.CollectedAt = sum.CollectedAt
+	res.KubernetesVersion = sum.KubernetesVersion
+	step("collect", t)
+
+	// Gate A.
+	t = time.Now()
+	logf("gate A: upgrading the bundle stripped of its tables and comparing every table")
+	tg := tableGateOptions{collected: bundleDir, workDir: workDir, resources: checks.Resources}
+	if !sum.TablesSameSecond {
+		tg.ageSlack = time.Duration(sum.Seconds*float64(time.Second)) + time.Second
+	}
+	ta, err := runTableGate(ctx, tg)
+	if err != nil {
+		return res, fmt.Errorf("gate A: %w", err)
+	}
+	for i := range ta.Cases {
+		res.Tables = append(res.Tables, &ta.Cases[i])
+	}
+	res.ExtraTables = ta.Extra
+	for _, p := range ta.Upgrade.Problems {
+		res.UpgradeProblems = append(res.UpgradeProblems, p.Path+": "+p.Message)
+	}
+	if !ta.Upgrade.CollectedAt.Equal(sum.CollectedAt) {
+		res.UpgradeProblems = append(res.UpgradeProblems, fmt.Sprintf("the upgrade read the collection time %s (from %s), the collector recorded %s",
+			ta.Upgrade.CollectedAt.Format(time.RFC3339), ta.Upgrade.CollectedAtSource, sum.CollectedAt.Format(time.RFC3339)))
+	}
+	step("gate A: the transform", t)
+
+	// Gate B.
+	t = time.Now()
+	inv, err := ReadInventory(bundleDir)
+	if err != nil {
+		return res, fmt.Errorf("reading the collected bundle: %w", err)
+	}
+	cases, err := checks.Expand(inv, prefix, namespaces)
+	if err != nil {
+		return res, err
+	}
+	if o.Run != nil {
+		var kept []Case
+		for _, c := range cases {
+			if o.Run.MatchString(c.ID) {
+				kept = append(kept, c)
+			}
+		}
+		cases = kept
+	}
+	if o.mutateServed != nil {
+		if err := o.mutateServed(bundleDir); err != nil {
+			return res, err
+		}
+	}
+	logf("gate B: serving the bundle and running %d cases against both (%d at a time)", len(cases), o.Parallel)
+	res.Cases, res.ServeWarnings, err = runServerGate(ctx, serverGate{
+		bundle: bundleDir, live: c.Kubeconfig, kubectl: k, cases: cases,
+		parallel: o.Parallel, since: collectStart,
+	})
+	if err != nil {
+		return res, fmt.Errorf("gate B: %w", err)
+	}
+	step("gate B: the server", t)
+
+	res.Stale = baseline.Apply(res.all(), o.Run != nil)
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+func loadChecks(o Options) (*ChecksFile, error) {
+	if o.checksData == nil {
+		return LoadChecks(o.Checks)
+	}
+	f, err := ParseChecks("test checks", o.checksData)
+	if err != nil {
+		return nil, err
+	}
+	// The per-resource rules describe the server, not the matrix: tests
+	// that replace the checks keep them.
+	embedded, err := ParseChecks("checks.yaml (embedded)", defaultChecks)
+	if err != nil {
+		return nil, err
+	}
+	if f.Resources == nil {
+		f.Resources = embedded.Resources
+	}
+	for _, path := range o.Checks {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		g, err := ParseChecks(path, data)
+		if err != nil {
+			return nil, err
+		}
+		if err := f.merge(path, g); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func makeWorkDir(dir string) (string, bool, error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", false, err
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return "", false, err
+		}
+		if len(entries) > 0 {
+			return "", false, fmt.Errorf("work dir %s is not empty", dir)
+		}
+		return dir, false, nil
+	}
+	d, err := os.MkdirTemp("", "bundlectl-conformance-")
+	return d, true, err
+}
+
+// serverGate is what Gate B needs.
+type serverGate struct {
+	bundle   string
+	live     string // the live cluster's kubeconfig
+	kubectl  *kubectl
+	cases    []Case
+	parallel int
+	since    time.Time // when the collection started: ages may have advanced since
+}
+
+// runServerGate serves the bundle in process and runs every case against
+// the served bundle and then the live cluster.
+func runServerGate(ctx context.Context, g serverGate) ([]*CaseResult, []string, error) {
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	var serveOut, serveErr bytes.Buffer
+	go func() {
+		done <- serve.Run(sctx, serve.Options{
+			Bundles: []string{g.bundle},
+			Out:     &serveOut, ErrOut: &serveErr,
+			Ready: func(kubeconfig string) { ready <- kubeconfig },
+		})
+	}()
+	var served string
+	select {
+	case served = <-ready:
+	case err := <-done:
+		if err == nil {
+			err = errors.New("serve stopped before it was ready")
+		}
+		return nil, nil, fmt.Errorf("serving the bundle: %w", err)
+	case <-ctx.Done():
+		<-done
+		return nil, nil, ctx.Err()
+	}
+	defer func() {
+		stop()
+		<-done
+	}()
+	var warnings []string
+	for _, line := range strings.Split(serveErr.String(), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			warnings = append(warnings, line)
+		}
+	}
+	liveRaw, err := newRawClient(g.live)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the live cluster's kubeconfig: %w", err)
+	}
+	servedRaw, err := newRawClient(served)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the served bundle's kubeconfig: %w", err)
+	}
+	results := make([]*CaseResult, len(g.cases))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < g.parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				c := g.cases[i]
+				t := time.Now()
+				var lo, so Output
+				// The served side first: an age kubectl computes itself
+				// (describe) can then only be ahead on the live side.
+				if c.Request != nil {
+					so = servedRaw.do(ctx, c.Request)
+					lo = liveRaw.do(ctx, c.Request)
+				} else {
+					so = g.kubectl.run(ctx, served, c.Kubectl)
+					lo = g.kubectl.run(ctx, g.live, c.Kubectl)
+				}
+				elapsed := time.Since(g.since)
+				divs, counts := compareOutputs(c, lo, so, elapsed)
+				results[i] = &CaseResult{Case: c, Divergences: divs, Counts: counts, Live: lo, Served: so, Duration: time.Since(t)}
+			}
+		}()
+	}
+	for i := range g.cases {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return results, warnings, nil
+}

@@ -1,0 +1,326 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/transform"
+)
+
+// Gate A: the transform. The collected bundle, stripped of its tables and
+// _meta (which makes it a legacy bundle, as troubleshoot writes them), is
+// upgraded by transform.Upgrade, and every table it synthesizes must be
+// the one the server gave, cell by cell.
+
+// tableCheck is the name of Gate A's cases in reports and the baseline:
+// table/<resource folder>[/<namespace>].
+const tableCheck = "table"
+
+// tableGateOptions configure runTableGate.
+type tableGateOptions struct {
+	collected string // the collected bundle (a folder)
+	workDir   string
+	// ageSlack, when the collector could not render every table in one
+	// second, bounds how far a server age may be ahead of the
+	// synthesized one; zero means ages must be equal.
+	ageSlack  time.Duration
+	resources map[string]ResourceRule
+}
+
+// tableGateResult is Gate A's outcome.
+type tableGateResult struct {
+	Cases    []CaseResult
+	Upgrade  *transform.Summary
+	Extra    []string // tables synthesized where the server gave none
+	Duration time.Duration
+}
+
+func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, error) {
+	start := time.Now()
+	legacy := filepath.Join(o.workDir, "legacy")
+	upgraded := filepath.Join(o.workDir, "upgraded")
+	if err := stripContract(o.collected, legacy); err != nil {
+		return nil, fmt.Errorf("making the legacy bundle: %w", err)
+	}
+	sum, err := transform.Upgrade(ctx, transform.Options{Source: legacy, Dest: upgraded, Limits: contract.DefaultLimits})
+	if err != nil {
+		return nil, fmt.Errorf("upgrading the legacy bundle: %w", err)
+	}
+	res := &tableGateResult{Upgrade: sum}
+	server, err := bundleTables(o.collected)
+	if err != nil {
+		return nil, err
+	}
+	synth, err := bundleTables(upgraded)
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range sortedKeys(server) {
+		c := classifyTable(rel)
+		id := tableCheck + "/" + strings.TrimSuffix(strings.TrimPrefix(rel, contract.ClusterResourcesDir+"/"), contract.TableSuffix)
+		cr := CaseResult{Case: Case{ID: id, Check: tableCheck, Resource: c}, Counts: map[string]int{}}
+		var norms []string
+		if rule, ok := o.resources[c]; ok {
+			norms = append(norms, rule.Normalize...)
+		}
+		if o.ageSlack > 0 {
+			norms = append(norms, NormAges)
+		}
+		cr.Case.Normalize = norms
+		got, ok := synth[rel]
+		if !ok {
+			cr.Divergences = []Divergence{{Output: "table", Diff: "the upgrade synthesized no table for " + rel}}
+		} else {
+			n := newNormalizer(norms, o.ageSlack)
+			cr.Divergences, err = compareTables(server[rel], got, n)
+			if err != nil {
+				cr.Divergences = []Divergence{{Output: "table", Diff: err.Error()}}
+			}
+			cr.Counts = n.counts
+		}
+		res.Cases = append(res.Cases, cr)
+	}
+	for _, rel := range sortedKeys(synth) {
+		if _, ok := server[rel]; !ok {
+			res.Extra = append(res.Extra, rel)
+		}
+	}
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+// classifyTable names the resource of a table path: "pods", "deployments.apps".
+func classifyTable(rel string) string {
+	c := contract.Classify(rel)
+	return c.GR.String()
+}
+
+// stripContract copies the bundle folder src to dest without what the
+// contract adds: every *.table.json and cluster-resources/_meta.
+func stripContract(src, dest string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		slash := filepath.ToSlash(rel)
+		if d.IsDir() {
+			if path.Base(slash) == contract.MetaDir && path.Base(path.Dir(slash)) == contract.ClusterResourcesDir {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dest, rel), 0o755)
+		}
+		if strings.HasSuffix(slash, contract.TableSuffix) || !d.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(p, filepath.Join(dest, rel))
+	})
+}
+
+func copyFile(src, dest string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dest, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(dest, fi.ModTime(), fi.ModTime())
+}
+
+// bundleTables reads every table of a bundle folder, keyed by its path
+// relative to the bundle root.
+func bundleTables(dir string) (map[string][]byte, error) {
+	b, err := contract.Open(dir, contract.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	out := map[string][]byte{}
+	err = b.Walk(func(e *contract.Entry) error {
+		if e.Class.Class != contract.ClassTable || !e.IsRegular() {
+			return nil
+		}
+		data, err := e.ReadAll()
+		if err != nil {
+			return err
+		}
+		out[e.Rel] = data
+		return nil
+	})
+	return out, err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// wireTable is a Table as JSON, numbers kept as written.
+type wireTable struct {
+	Kind              string          `json:"kind"`
+	APIVersion        string          `json:"apiVersion"`
+	Metadata          map[string]any  `json:"metadata"`
+	ColumnDefinitions []any           `json:"columnDefinitions"`
+	Rows              json.RawMessage `json:"rows"`
+}
+
+type wireRow struct {
+	Cells      []any `json:"cells"`
+	Conditions []any `json:"conditions,omitempty"`
+	Object     any   `json:"object,omitempty"`
+}
+
+// compareTables compares the server's table with the synthesized one:
+// type, list metadata, column definitions, the rows' encoding when empty
+// (null or []), the rows' identity and order, and each row's cells,
+// conditions and object. Diffs are "-server +synthesized".
+func compareTables(server, synth []byte, n *normalizer) ([]Divergence, error) {
+	var s, g wireTable
+	if err := decodeJSON(server, &s); err != nil {
+		return nil, fmt.Errorf("the server's table: %w", err)
+	}
+	if err := decodeJSON(synth, &g); err != nil {
+		return nil, fmt.Errorf("the synthesized table: %w", err)
+	}
+	var out []Divergence
+	add := func(what string, x, y any) {
+		if d := cmp.Diff(x, y); d != "" {
+			out = append(out, Divergence{Output: what, Diff: d})
+		}
+	}
+	add("type", s.APIVersion+" "+s.Kind, g.APIVersion+" "+g.Kind)
+	add("metadata", s.Metadata, g.Metadata)
+	add("columnDefinitions", s.ColumnDefinitions, g.ColumnDefinitions)
+	var sr, gr []wireRow
+	if err := decodeRows(s.Rows, &sr); err != nil {
+		return nil, fmt.Errorf("the server's rows: %w", err)
+	}
+	if err := decodeRows(g.Rows, &gr); err != nil {
+		return nil, fmt.Errorf("the synthesized rows: %w", err)
+	}
+	if len(sr) == 0 && len(gr) == 0 {
+		add("rows encoding", rowsEncoding(s.Rows), rowsEncoding(g.Rows))
+		return out, nil
+	}
+	if n.enabled[NormUnorderedRows] {
+		sa, ga := rowsAny(sr), rowsAny(gr)
+		if sortByIdentity(sa) || sortByIdentity(ga) {
+			n.count(NormUnorderedRows, 1)
+		}
+		sr, gr = anyRows(sa), anyRows(ga)
+	}
+	add("rows (identity and order)", rowIdentities(sr), rowIdentities(gr))
+	if len(sr) != len(gr) {
+		return out, nil
+	}
+	for i := range sr {
+		id := rowIdentity(sr[i])
+		if id != rowIdentity(gr[i]) {
+			continue // reported as an order or identity difference
+		}
+		// Ages: the server rendered some tables a second later than the
+		// collection time the upgrade uses (only when the collector says
+		// the tables did not fit in one second).
+		if n.enabled[NormAges] {
+			n.walk(sr[i].Cells, gr[i].Cells, nil)
+		}
+		add("cells of "+id, sr[i].Cells, gr[i].Cells)
+		add("conditions of "+id, sr[i].Conditions, gr[i].Conditions)
+		add("object of "+id, sr[i].Object, gr[i].Object)
+	}
+	return out, nil
+}
+
+func decodeRows(raw json.RawMessage, rows *[]wireRow) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return decodeJSON(raw, rows)
+}
+
+func rowsEncoding(raw json.RawMessage) string {
+	switch s := strings.TrimSpace(string(raw)); s {
+	case "", "null":
+		return "null"
+	default:
+		return s
+	}
+}
+
+func rowIdentity(r wireRow) string {
+	m, _ := r.Object.(map[string]any)
+	meta, _ := m["metadata"].(map[string]any)
+	if meta == nil {
+		if len(r.Cells) > 0 {
+			return fmt.Sprint(r.Cells[0])
+		}
+		return "?"
+	}
+	id := fmt.Sprint(meta["name"])
+	if ns, ok := meta["namespace"].(string); ok && ns != "" {
+		id = ns + "/" + id
+	}
+	return id
+}
+
+func rowIdentities(rows []wireRow) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		m, _ := r.Object.(map[string]any)
+		meta, _ := m["metadata"].(map[string]any)
+		out[i] = fmt.Sprintf("%s (uid %v)", rowIdentity(r), meta["uid"])
+	}
+	return out
+}
+
+func rowsAny(rows []wireRow) []any {
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		out[i] = map[string]any{"cells": r.Cells, "conditions": r.Conditions, "object": r.Object}
+	}
+	return out
+}
+
+func anyRows(a []any) []wireRow {
+	out := make([]wireRow, len(a))
+	for i, v := range a {
+		m := v.(map[string]any)
+		out[i].Cells, _ = m["cells"].([]any)
+		out[i].Conditions, _ = m["conditions"].([]any)
+		out[i].Object = m["object"]
+	}
+	return out
+}
