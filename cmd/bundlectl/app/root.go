@@ -64,6 +64,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 		newServeCommand(streams),
 		newShellCommand(streams),
 		newCollectCommand(streams),
+		newConformanceCommand(streams),
 	)
 	return root
 }

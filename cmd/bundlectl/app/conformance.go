@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bundlectl/bundlectl/conformance"
+	"github.com/bundlectl/bundlectl/conformance/cluster"
+	"github.com/bundlectl/bundlectl/conformance/kind"
+	"github.com/bundlectl/bundlectl/conformance/local"
+)
+
+type conformanceOptions struct {
+	kind       bool
+	local      bool
+	kubeconfig string
+	kindName   string
+	kindImage  string
+	kindCLI    string
+	keep       bool
+
+	kubectl     string
+	checks      []string
+	baseline    string
+	run         string
+	noFixtures  bool
+	secrets     bool
+	prefix      string
+	namespaces  []string
+	workDir     string
+	parallel    int
+	reportMD    string
+	junit       string
+	printChecks bool
+}
+
+func newConformanceCommand(streams IOStreams) *cobra.Command {
+	o := &conformanceOptions{}
+	cmd := &cobra.Command{
+		Use:   "conformance (--local | --kind | --kubeconfig PATH)",
+		Short: "Prove that kubectl against a served bundle prints what the live cluster printed",
+		Long: `Conformance is the live-vs-served contract gate. It starts (or uses) a live
+cluster, applies the fixtures (objects of every kind the printers know, with
+hard statuses) into namespaces of its own, collects a bundle, and then:
+
+  Gate A  strips the bundle's tables and _meta (a legacy bundle), upgrades it,
+          and compares every synthesized Table with the server's, cell by cell.
+  Gate B  serves the bundle in process and runs the command matrix (kubectl,
+          found in PATH or given by --kubectl, and raw HTTP requests) against
+          the live cluster and the served bundle, and compares the outputs.
+
+The only differences forgiven are values that truly move between the
+collection and the query, each named in the checks and counted in the
+report: ages that advanced by no more than the time since the collection
+(ages), the revision of a list (resourceVersion), managedFields times,
+klog headers on stderr, and the order of ComponentStatus rows. Known
+divergences are accepted only through the baseline file, each with a reason;
+an entry that no longer happens fails the gate too.
+
+The live cluster:
+  --local            kube-apiserver and etcd of the pinned release as local
+                     processes (built into the cache on first use), stopped
+                     and removed afterwards
+  --kind             a kind cluster with the pinned node image, deleted
+                     afterwards unless --keep (needs a container runtime)
+  --kubeconfig PATH  an existing cluster; the fixtures are removed afterwards
+
+The report goes to standard output; --report-md and --junit write it for CI.
+The exit code is 0 only when the gate holds.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.printChecks {
+				_, err := streams.Out.Write(conformance.DefaultChecks())
+				return err
+			}
+			return runConformance(cmd.Context(), o, streams)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.local, "local", false, "run kube-apiserver "+local.Version+" and etcd as local processes (built into the cache on first use)")
+	f.BoolVar(&o.kind, "kind", false, "create a kind cluster (needs docker, podman or nerdctl)")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "use the existing cluster of this kubeconfig's current context")
+	f.StringVar(&o.kindName, "kind-name", "bundlectl-conformance", "name of the kind cluster")
+	f.StringVar(&o.kindImage, "kind-image", kind.DefaultImage, "kind node image")
+	f.StringVar(&o.kindCLI, "kind-runtime", "", "container CLI for kind: docker, podman or nerdctl (default the first whose engine answers)")
+	f.BoolVar(&o.keep, "keep", false, "keep the kind cluster (or the local cluster's files) after the run")
+	f.StringVar(&o.kubectl, "kubectl", "kubectl", "the kubectl binary to run")
+	f.StringArrayVar(&o.checks, "checks", nil, "a checks file to add to the built-in matrix (repeatable; see --print-checks)")
+	f.StringVar(&o.baseline, "baseline", "", "the baseline of accepted divergences (default the built-in one)")
+	f.StringVar(&o.run, "run", "", "run only the cases whose ID matches this regular expression")
+	f.BoolVar(&o.noFixtures, "no-fixtures", false, "do not apply the fixtures (for a cluster you care about)")
+	f.BoolVar(&o.secrets, "include-secret-values", false, "with --no-fixtures, collect Secrets with their values (otherwise they are masked in the bundle and differ from the live ones)")
+	f.StringVar(&o.prefix, "fixture-prefix", conformance.DefaultPrefix, "name of the fixtures run: its namespaces are <prefix>-a, -b and -c")
+	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "with --no-fixtures, the namespaces to collect and compare (default all)")
+	f.StringVar(&o.workDir, "work-dir", "", "keep the bundles and scratch files here (default a temporary dir, removed unless the gate fails)")
+	f.IntVar(&o.parallel, "parallel", 0, "cases run at once (default twice the number of CPUs)")
+	f.StringVar(&o.reportMD, "report-md", "", "write the report as Markdown (a CI job summary) to this file")
+	f.StringVar(&o.junit, "junit", "", "write the report as JUnit XML to this file")
+	f.BoolVar(&o.printChecks, "print-checks", false, "print the built-in checks file and exit")
+	return cmd
+}
+
+func (o *conformanceOptions) provider(streams IOStreams) (cluster.Provider, bool, error) {
+	n := 0
+	for _, set := range []bool{o.local, o.kind, o.kubeconfig != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, false, errors.New("choose the live cluster: --local, --kind or --kubeconfig PATH")
+	case n > 1:
+		return nil, false, errors.New("--local, --kind and --kubeconfig exclude each other")
+	case o.local:
+		return local.New(local.Options{BuildOutput: streams.ErrOut, Keep: o.keep}), false, nil
+	case o.kind:
+		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI}), o.keep, nil
+	}
+	return cluster.Existing{Path: o.kubeconfig}, true, nil
+}
+
+func runConformance(ctx context.Context, o *conformanceOptions, streams IOStreams) error {
+	if len(o.namespaces) > 0 && !o.noFixtures {
+		return errors.New("--namespace needs --no-fixtures: with fixtures the gate compares the fixture namespaces")
+	}
+	p, outlives, err := o.provider(streams)
+	if err != nil {
+		return err
+	}
+	var run *regexp.Regexp
+	if o.run != "" {
+		if run, err = regexp.Compile(o.run); err != nil {
+			return fmt.Errorf("--run: %w", err)
+		}
+	}
+	res, err := conformance.Run(ctx, conformance.Options{
+		Provider: p, ClusterOutlivesRun: outlives,
+		Kubectl: o.kubectl, Checks: o.checks, Baseline: o.baseline, Run: run,
+		NoFixtures: o.noFixtures, Prefix: o.prefix, Namespaces: o.namespaces, IncludeSecretValues: o.secrets,
+		WorkDir: o.workDir, Parallel: o.parallel, Log: streams.ErrOut,
+	})
+	if err != nil {
+		return err
+	}
+	if err := res.WriteText(streams.Out); err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		path  string
+		write func(*os.File) error
+	}{
+		{o.reportMD, func(f *os.File) error { return res.WriteMarkdown(f) }},
+		{o.junit, func(f *os.File) error { return res.WriteJUnit(f) }},
+	} {
+		if w.path == "" {
+			continue
+		}
+		if err := writeReport(w.path, w.write); err != nil {
+			return err
+		}
+	}
+	if !res.Passed() {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+func writeReport(path string, write func(*os.File) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
