@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long demo clean apiserver
+.PHONY: all build test lint bench bench-long demo conformance clean apiserver
 
 all: build
 
@@ -43,6 +43,14 @@ demo: build
 	@mkdir -p $(OUT)
 	$(BIN) upgrade --force $(EXAMPLE) $(OUT)/example-upgraded.tar.gz
 	$(BIN) inspect $(OUT)/example-upgraded.tar.gz
+
+# The live-vs-served contract gate against a real kube-apiserver and etcd
+# run as local processes (built into ~/.cache/bundlectl on first use):
+# the report on stdout, and for CI in $(OUT)/conformance.md and .xml.
+KUBECTL ?= kubectl
+conformance: build
+	@mkdir -p $(OUT)
+	$(BIN) conformance --local --kubectl $(KUBECTL) --report-md $(OUT)/conformance.md --junit $(OUT)/conformance.xml
 
 clean:
 	rm -rf bin $(OUT)
