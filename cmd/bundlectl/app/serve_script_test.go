@@ -2,51 +2,15 @@ package app_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
 	"github.com/bundlectl/bundlectl/contract/contracttest"
 )
-
-// kubectlDir holds the real kubectl of each minor version (kubectl.1.27 to
-// kubectl.1.33 on the CI image); /usr/bin/kubectl there is a dispatcher
-// that picks one by server version and warns about version skew.
-const kubectlDir = "/usr/lib/google-cloud-sdk/bin"
-
-// findKubectl returns the newest kubectl.1.NN of kubectlDir, else the
-// kubectl on PATH, else "". Scripts compare kubectl's output with golden
-// files, so they run one known kubectl; serve/kubectl_test.go runs every
-// version.
-func findKubectl() string {
-	for minor := 40; minor >= 27; minor-- {
-		p := filepath.Join(kubectlDir, "kubectl.1."+strconv.Itoa(minor))
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, _ := exec.LookPath("kubectl")
-	return p
-}
-
-// requireKubectl returns the kubectl tests run. Without one the test is
-// skipped on a laptop, but it fails in CI (CI=true), where a missing
-// kubectl would silently turn the serve tests off.
-func requireKubectl(t *testing.T) string {
-	t.Helper()
-	k := findKubectl()
-	if k == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no kubectl in %s or on PATH (CI=true makes this a failure)", kubectlDir)
-		}
-		t.Skipf("no kubectl in %s or on PATH", kubectlDir)
-	}
-	return k
-}
 
 // TestServeScripts runs testdata/script/serve*.txtar: `bundlectl serve`
 // in the background (with --write-kubeconfig, waited for with `waitfile`)
@@ -63,7 +27,7 @@ func TestServeScripts(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no serve scripts: %v", err)
 	}
-	kubectl := requireKubectl(t)
+	kubectl := app.RequireKubectl(t)
 	bin := t.TempDir()
 	if err := os.Symlink(kubectl, filepath.Join(bin, "kubectl")); err != nil {
 		t.Fatal(err)
