@@ -12,11 +12,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
@@ -211,5 +214,50 @@ func TestInformerListThenWatch(t *testing.T) {
 	cs.mu.Unlock()
 	if lists != 1 || watches != 1 || len(informer.GetStore().List()) != 5 {
 		t.Errorf("%d lists, %d watches, %d pods", lists, watches, len(informer.GetStore().List()))
+	}
+}
+
+// TestTypedInformers runs the shared informers of client-go's typed
+// clientset as controllers configure them: protobuf preferred, JSON
+// accepted. The server answers JSON, the informers list, watch and sync,
+// and stay on one watch each.
+func TestTypedInformers(t *testing.T) {
+	cs, cfg := newCountingServer(t)
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	factory := informers.NewSharedInformerFactory(client, 0)
+	pods := factory.Core().V1().Pods()
+	nodes := factory.Core().V1().Nodes().Informer()
+	deployments := factory.Apps().V1().Deployments().Informer()
+	podInformer := pods.Informer()
+	factory.Start(ctx.Done())
+	syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
+	defer syncCancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), podInformer.HasSynced, nodes.HasSynced, deployments.HasSynced) {
+		t.Fatal("informers did not sync")
+	}
+	teamA, err := pods.Lister().Pods("team-a").List(labels.Everything())
+	if err != nil || len(teamA) != 2 || len(podInformer.GetStore().List()) != 5 {
+		t.Errorf("pods: %d in team-a (%v), %d in all", len(teamA), err, len(podInformer.GetStore().List()))
+	}
+	if n := len(nodes.GetStore().List()); n != 2 {
+		t.Errorf("nodes: %d", n)
+	}
+	if keys := deployments.GetStore().ListKeys(); !slices.Equal(keys, []string{"default/web"}) {
+		t.Errorf("deployments: %v", keys)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cs.mu.Lock()
+	lists, watches := cs.lists, cs.watches
+	cs.mu.Unlock()
+	// Per informer one list (or none, with watch lists) and one watch.
+	if lists > 1 || watches < 3 || watches > 6 {
+		t.Errorf("%d pod lists and %d watches in 1.5s", lists, watches)
 	}
 }
