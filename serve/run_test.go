@@ -3,10 +3,13 @@ package serve
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +248,37 @@ func TestRunNonLoopback(t *testing.T) {
 	_, out, _ = startRun(t, Options{Bundles: []string{smallBundle(t)}, Address: "0.0.0.0", InsecureHTTP: true})
 	if !strings.Contains(out.String(), "over plain HTTP with no token: anyone who can reach it can read the bundle") {
 		t.Errorf("no warning for plain HTTP:\n%s", out)
+	}
+}
+
+// TestRunPort serves the first bundle on the port asked for and the next
+// bundles on the next ports.
+func TestRunPort(t *testing.T) {
+	var port int
+	for range 10 {
+		// Two free ports in a row, as far as anyone can know in advance.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if next, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1))); err == nil {
+			next.Close()
+			break
+		}
+	}
+	kubeconfig, _, _ := startRun(t, Options{Bundles: []string{smallBundle(t), smallBundle(t)}, Port: port, InsecureHTTP: true})
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servers []string
+	for _, name := range []string{"support-bundle-2025-11-20T10_00_00", "support-bundle-2025-11-20T10_00_00-2"} {
+		servers = append(servers, cfg.Clusters[name].Server)
+	}
+	want := []string{fmt.Sprintf("http://127.0.0.1:%d", port), fmt.Sprintf("http://127.0.0.1:%d", port+1)}
+	if !slices.Equal(servers, want) {
+		t.Errorf("servers %v, want %v", servers, want)
 	}
 }
