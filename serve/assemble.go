@@ -53,6 +53,7 @@ func (l *loader) assemble() {
 			r = &resource{gr: gr, namespaced: namespaced}
 			x.resources[gr] = r
 		}
+		r.custom = r.custom || list.custom
 		listGR[list.key] = gr
 		for _, lo := range list.objects {
 			o := l.newObject(r, list, lo, prefixes)

@@ -44,6 +44,9 @@ type Index struct {
 type resource struct {
 	gr         schema.GroupResource
 	namespaced bool
+	// custom is set for custom resources, whose lists the server encodes
+	// as unstructured JSON.
+	custom bool
 	// objects are in etcd key order (namespace/name, byte-wise), which is
 	// the order the real server lists them in.
 	objects []*object

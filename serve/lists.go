@@ -75,11 +75,12 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	}
 	all := req.res.namespaceRange(req.namespace)
 	objs := sel.filter(all)
-	page, meta, err := s.paginate(objs, opts, req, sel.empty())
+	page, pm, err := s.paginate(objs, opts, req, sel.empty())
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	meta := s.listMeta(pm)
 	// A whole, unfiltered list is cached compressed; anything else is
 	// compressed per request.
 	var cache *gzipCache
@@ -91,6 +92,10 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	b := &body{}
 	switch t.kind {
 	case "":
+		if req.res.custom {
+			appendUnstructuredList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), s.unstructuredListMeta(pm), page)
+			break
+		}
 		appendList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), meta, page, func(o *object) { b.add(o.item) })
 	case "PartialObjectMetadataList":
 		appendList(b, "PartialObjectMetadataList", t.groupVersion, meta, page, func(o *object) { appendPartial(b, o, t.groupVersion) })
@@ -133,34 +138,53 @@ func (s *server) selection(req *apiRequest, opts *metainternalversion.ListOption
 	return sel, nil
 }
 
+// pageMeta is what a page of a list says beyond the snapshot's
+// resourceVersion: where the next page starts, and how many objects are
+// left when the server can tell.
+type pageMeta struct {
+	cont      string
+	remaining *int64
+}
+
 // listMeta is the metadata of a list response, rendered as the server's
 // ListMeta JSON.
-func (s *server) listMeta(cont string, remaining *int64) []byte {
-	meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: s.x.ResourceVersion, Continue: cont, RemainingItemCount: remaining})
+func (s *server) listMeta(p pageMeta) []byte {
+	meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: s.x.ResourceVersion, Continue: p.cont, RemainingItemCount: p.remaining})
+	return meta
+}
+
+// unstructuredListMeta is the metadata of a custom resource list as the
+// server writes it: an unstructured map, keys sorted, continue always set.
+func (s *server) unstructuredListMeta(p pageMeta) []byte {
+	m := map[string]any{"resourceVersion": s.x.ResourceVersion, "continue": p.cont}
+	if p.remaining != nil {
+		m["remainingItemCount"] = *p.remaining
+	}
+	meta, _ := json.Marshal(m)
 	return meta
 }
 
 // paginate applies limit and continue as etcd does: a page ends at limit
 // objects, and the continue token names the key after the last one, so a
 // chunked kubectl get sees every object once, in order.
-func (s *server) paginate(objs []*object, opts *metainternalversion.ListOptions, req *apiRequest, exact bool) ([]*object, []byte, error) {
+func (s *server) paginate(objs []*object, opts *metainternalversion.ListOptions, req *apiRequest, exact bool) ([]*object, pageMeta, error) {
 	prefix := ""
 	if req.res.namespaced && req.namespace != "" {
 		prefix = req.namespace + "/"
 	}
 	if opts.Continue != "" {
 		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return nil, nil, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+			return nil, pageMeta{}, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		start, err := decodeContinue(opts.Continue)
 		if err != nil {
-			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+			return nil, pageMeta{}, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
 		from := prefix + start
 		objs = objs[sort.Search(len(objs), func(i int) bool { return objs[i].key >= from }):]
 	}
 	if opts.Limit <= 0 || int64(len(objs)) <= opts.Limit {
-		return objs, s.listMeta("", nil), nil
+		return objs, pageMeta{}, nil
 	}
 	page := objs[:opts.Limit]
 	last := strings.TrimPrefix(page[len(page)-1].key, prefix)
@@ -171,7 +195,7 @@ func (s *server) paginate(objs []*object, opts *metainternalversion.ListOptions,
 		n := int64(len(objs)) - opts.Limit
 		remaining = &n
 	}
-	return page, s.listMeta(cont, remaining), nil
+	return page, pageMeta{cont: cont, remaining: remaining}, nil
 }
 
 // continueToken is the server's (k8s.io/apiserver/pkg/storage/continue.go).
@@ -228,6 +252,23 @@ func appendList(b *body, kind, apiVersion string, meta []byte, objs []*object, i
 		item(o)
 	}
 	b.addString("]}\n")
+}
+
+// appendUnstructuredList renders a custom resource list as the server
+// encodes an unstructured list: keys sorted (apiVersion, items, kind,
+// metadata), items as stored, each with its type.
+func appendUnstructuredList(b *body, kind, apiVersion string, meta []byte, objs []*object) {
+	b.addString(`{"apiVersion":` + quote(apiVersion) + `,"items":[`)
+	b.grow(2*len(objs) + 1)
+	for i, o := range objs {
+		if i > 0 {
+			b.add(comma)
+		}
+		b.add(o.item)
+	}
+	b.addString(`],"kind":` + quote(kind) + `,"metadata":`)
+	b.add(meta)
+	b.addString("}\n")
 }
 
 // appendPartial renders an object as PartialObjectMetadata: its whole

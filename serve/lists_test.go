@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -38,14 +39,21 @@ func TestListEnvelope(t *testing.T) {
 		t.Errorf("order %v, want %v", got, want)
 	}
 
-	// Custom resource items carry their type, keys sorted as unstructured
-	// objects are.
+	// Custom resource lists are unstructured on the server: keys sorted
+	// (the streaming list encoder keeps that order), continue always set,
+	// items with their type.
+	rv := load(t, smallBundle(t)).ResourceVersion
 	cr := get(t, srv, "/apis/example.com/v1/namespaces/default/widgets")
-	if !strings.Contains(cr.body, `"items":[{"apiVersion":"example.com/v1","kind":"Widget","metadata":`) {
-		t.Errorf("custom resource items: %.300s", cr.body)
+	if !strings.HasPrefix(cr.body, `{"apiVersion":"example.com/v1","items":[{"apiVersion":"example.com/v1","kind":"Widget","metadata":`) ||
+		!strings.HasSuffix(cr.body, `}],"kind":"WidgetList","metadata":{"continue":"","resourceVersion":"`+rv+`"}}`+"\n") {
+		t.Errorf("custom resource list: %s", cr.body)
 	}
-	if !strings.HasPrefix(cr.body, `{"kind":"WidgetList","apiVersion":"example.com/v1",`) {
-		t.Errorf("custom resource list: %.100s", cr.body)
+	page := get(t, srv, "/apis/example.com/v1/namespaces/default/widgets?limit=1")
+	if !regexp.MustCompile(`\],"kind":"WidgetList","metadata":\{"continue":"[A-Za-z0-9_-]+","remainingItemCount":1,"resourceVersion":"` + rv + `"\}\}\n$`).MatchString(page.body) {
+		t.Errorf("custom resource page: %s", page.body)
+	}
+	if names(t, decode(t, page))[0] != "default/w1" {
+		t.Errorf("custom resource page: %s", page.body)
 	}
 
 	empty := get(t, srv, "/api/v1/namespaces/nowhere/pods")
