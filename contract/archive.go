@@ -123,9 +123,11 @@ type Bundle struct {
 	Format SourceFormat
 	// Root is the bundle root's name inside the archive ("" at the top).
 	Root string
-	// Entries and Size count every entry and its content bytes.
-	Entries int
-	Size    int64
+	// Entries and Size count every entry and its content bytes;
+	// LargestEntry is the size of the largest.
+	Entries      int
+	Size         int64
+	LargestEntry int64
 	// Names holds the Rel of every entry under the root.
 	Names map[string]bool
 	// Duplicates lists names that occur more than once; Walk delivers every
@@ -517,6 +519,7 @@ func (b *Bundle) scan() error {
 		}
 		b.Entries++
 		total += re.hdr.Size
+		b.LargestEntry = max(b.LargestEntry, re.hdr.Size)
 		if total > b.limits.MaxTotalSize {
 			return b.errorf(re.name, "bundle content exceeds %d bytes", b.limits.MaxTotalSize)
 		}

@@ -73,10 +73,10 @@ type item struct {
 }
 
 type result struct {
-	hdr  *tar.Header
-	data []byte
-	res  string
-	err  error
+	hdr   *tar.Header
+	table *tableBody
+	res   string
+	err   error
 }
 
 func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r *Renderer, sum *Summary) *pipeline {
@@ -132,11 +132,16 @@ func (p *pipeline) read(e *contract.Entry) error {
 		if err := p.budget.Acquire(p.ctx, it.weight); err != nil {
 			return context.Cause(p.ctx)
 		}
-		body, err := io.ReadAll(io.LimitReader(e.Reader(), e.Header.Size+1))
-		if err != nil {
+		// Sized from the header: growing a buffer by doubling would
+		// leave garbage as large as the file.
+		it.body = make([]byte, e.Header.Size)
+		if _, err := io.ReadFull(e.Reader(), it.body); err != nil {
+			var ee *contract.EntryError
+			if !errors.As(err, &ee) {
+				err = &contract.EntryError{Bundle: p.b.Path, Entry: e.Name, Err: err}
+			}
 			return err
 		}
-		it.body = body
 	default:
 		it.stream = &ctxReader{ctx: p.ctx, r: e.Reader()}
 		it.done = make(chan error, 1)
@@ -221,13 +226,18 @@ func (p *pipeline) decode(it *item) result {
 	for i := range l.Items {
 		keys[i] = storageKeyOf(l.ItemKey(i))
 	}
-	data, conv, err := p.r.Render(List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
+	table, err := newTableBody(len(it.body))
+	if err != nil {
+		return result{err: fmt.Errorf("no table: %w", err)}
+	}
+	conv, err := p.r.RenderTo(table, List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
 		Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s)})
 	if err != nil {
+		table.discard()
 		return result{err: fmt.Errorf("no table (%s convertor): %w", conv, err)}
 	}
-	hdr := newEntryHeader(entryName(p.b, contract.TablePathFor(it.rel)), int64(len(data)), it.hdr, time.Time{})
-	return result{hdr: hdr, data: data, res: s.gvr.GroupResource().String()}
+	hdr := newEntryHeader(entryName(p.b, contract.TablePathFor(it.rel)), table.size, it.hdr, time.Time{})
+	return result{hdr: hdr, table: table, res: s.gvr.GroupResource().String()}
 }
 
 func (p *pipeline) isDuplicate(name string) bool {
@@ -284,12 +294,17 @@ func (p *pipeline) write() error {
 			case err != nil:
 			case res.err != nil:
 				p.sum.problem(it.rel, res.err)
-			case res.data != nil:
-				fail(p.w.WriteEntry(res.hdr, bytes.NewReader(res.data)))
+			case res.table != nil:
+				body, rerr := res.table.reader()
+				if rerr == nil {
+					rerr = p.w.WriteEntry(res.hdr, body)
+				}
+				fail(rerr)
 				if err == nil {
 					p.sum.made(res.res)
 				}
 			}
+			res.table.discard()
 		}
 		p.budget.Release(it.weight)
 	}

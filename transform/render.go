@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -67,32 +68,43 @@ func NewRenderer(collectedAt time.Time, crds *crdIndex) *Renderer {
 
 // Render returns the table's JSON as the server writes it (encoding/json,
 // HTML escaping on, a trailing newline), with row objects as the server's
-// default includeObject=Metadata makes them. Items are rendered in storage
-// order a chunk at a time, each chunk's rows encoded as they come, which
-// gives the bytes of encoding the whole table at once.
+// default includeObject=Metadata makes them.
 func (r *Renderer) Render(l List) ([]byte, Convertor, error) {
+	var buf bytes.Buffer
+	conv, err := r.RenderTo(&buf, l)
+	return buf.Bytes(), conv, err
+}
+
+// RenderTo writes what Render returns to w. Items are rendered in storage
+// order a chunk at a time, each chunk's rows written as they come, which
+// gives the bytes of encoding the whole table at once. On an error, what
+// was written is to be thrown away.
+func (r *Renderer) RenderTo(w io.Writer, l List) (Convertor, error) {
 	order := storageOrder(l)
 	if len(order) == 0 {
 		table, conv, err := r.table(l)
 		if err != nil {
-			return nil, conv, err
+			return conv, err
 		}
 		data, err := encodeTable(table)
-		return data, conv, err
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		return conv, err
 	}
-	var out tableEncoder
+	out := tableEncoder{w: w}
 	var conv Convertor
 	for start := 0; start < len(order); start += r.chunk {
 		table, c, err := r.table(l.subset(order[start:min(start+r.chunk, len(order))]))
 		if err != nil {
-			return nil, c, err
+			return c, err
 		}
 		conv = c
 		if err := out.add(table); err != nil {
-			return nil, conv, err
+			return conv, err
 		}
 	}
-	return out.finish(), conv, nil
+	return conv, out.finish()
 }
 
 // storageOrder lists the items' indexes in the order the server lists
@@ -145,12 +157,14 @@ func encodeTable(table *metav1.Table) ([]byte, error) {
 // gives everything but the rows, each row is encoded as encoding/json
 // encodes the elements of an array.
 type tableEncoder struct {
-	buf, tail []byte
-	rows      int
+	w    io.Writer
+	tail []byte
+	rows int
+	row  bytes.Buffer
 }
 
 func (e *tableEncoder) add(table *metav1.Table) error {
-	if e.buf == nil {
+	if e.tail == nil {
 		rows := table.Rows
 		table.Rows = []metav1.TableRow{}
 		head, err := encodeTable(table)
@@ -164,25 +178,32 @@ func (e *tableEncoder) add(table *metav1.Table) error {
 			return fmt.Errorf("encoding the table: no rows member in %.100s", head)
 		}
 		n := i + len(`"rows":[`)
-		e.buf, e.tail = head[:n:n], bytes.Clone(head[n:])
+		e.tail = head[n:]
+		if _, err := e.w.Write(head[:n]); err != nil {
+			return err
+		}
 	}
-	var row bytes.Buffer
-	enc := json.NewEncoder(&row)
+	enc := json.NewEncoder(&e.row)
 	for i := range table.Rows {
-		row.Reset()
+		e.row.Reset()
+		if e.rows > 0 {
+			e.row.WriteByte(',')
+		}
 		if err := enc.Encode(&table.Rows[i]); err != nil {
 			return fmt.Errorf("encoding the table: %w", err)
 		}
-		if e.rows > 0 {
-			e.buf = append(e.buf, ',')
+		if _, err := e.w.Write(bytes.TrimSuffix(e.row.Bytes(), []byte("\n"))); err != nil {
+			return err
 		}
-		e.buf = append(e.buf, bytes.TrimSuffix(row.Bytes(), []byte("\n"))...)
 		e.rows++
 	}
 	return nil
 }
 
-func (e *tableEncoder) finish() []byte { return append(e.buf, e.tail...) }
+func (e *tableEncoder) finish() error {
+	_, err := e.w.Write(e.tail)
+	return err
+}
 
 func (r *Renderer) table(l List) (*metav1.Table, Convertor, error) {
 	gr := l.GVR.GroupResource()

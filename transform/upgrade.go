@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -48,6 +49,7 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	defer w.Abort()
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(b)))
 	sum, err := Run(ctx, b, w, RunOptions{CollectedAt: o.CollectedAt, Progress: o.Progress})
 	if err != nil {
 		return nil, err
@@ -56,6 +58,15 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// memoryLimit is the soft limit of the Go heap during an upgrade. The
+// garbage collector lets the heap grow to twice what is live before it
+// runs; near this limit it runs sooner, so that the peak follows what the
+// upgrade holds (the largest entry, the budget of entries read ahead and
+// a chunk of decoded objects per worker) and not the garbage it makes.
+func memoryLimit(b *contract.Bundle) int64 {
+	return 50<<20 + b.LargestEntry
 }
 
 // checkPaths refuses a destination that is the source or lies inside it:

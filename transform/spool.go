@@ -1,0 +1,67 @@
+package transform
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+)
+
+// spoolAbove is the size of a raw list above which its table is written
+// to a temporary file instead of being held in memory until the writer
+// takes it: a table is about half the size of its list.
+const spoolAbove = 4 << 20
+
+// tableBody holds a rendered table until the writer takes it.
+type tableBody struct {
+	buf  bytes.Buffer
+	file *os.File
+	bw   *bufio.Writer
+	size int64
+}
+
+func newTableBody(listSize int) (*tableBody, error) {
+	t := &tableBody{}
+	if listSize > spoolAbove {
+		f, err := os.CreateTemp("", "bundlectl-table-*.json")
+		if err != nil {
+			return nil, err
+		}
+		t.file, t.bw = f, bufio.NewWriterSize(f, 1<<20)
+	}
+	return t, nil
+}
+
+func (t *tableBody) Write(p []byte) (int, error) {
+	var n int
+	var err error
+	if t.file != nil {
+		n, err = t.bw.Write(p)
+	} else {
+		n, err = t.buf.Write(p)
+	}
+	t.size += int64(n)
+	return n, err
+}
+
+// reader returns the table from its start.
+func (t *tableBody) reader() (io.Reader, error) {
+	if t.file == nil {
+		return &t.buf, nil
+	}
+	if err := t.bw.Flush(); err != nil {
+		return nil, err
+	}
+	if _, err := t.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return bufio.NewReaderSize(t.file, 1<<20), nil
+}
+
+// discard frees the table; it is safe on a nil body.
+func (t *tableBody) discard() {
+	if t != nil && t.file != nil {
+		t.file.Close()
+		os.Remove(t.file.Name())
+	}
+}
