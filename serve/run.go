@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,10 @@ func Run(ctx context.Context, o Options) (err error) {
 	if o.Kubeconfig != "" {
 		// Refused before the bundles are loaded, which can take a while.
 		if err := checkKubeconfigPath(o.Kubeconfig); err != nil {
+			return err
+		}
+		// The export line must hold wherever the user goes next.
+		if o.Kubeconfig, err = filepath.Abs(o.Kubeconfig); err != nil {
 			return err
 		}
 	}
