@@ -487,13 +487,22 @@ func (x *expandContext) resourceFields(r *Resource) CaseData {
 }
 
 // resourceData picks the namespace and the object a resource's cases use:
-// the fixture namespace with the most objects of the resource (the first
-// on a tie), and its first object, preferring the run's own objects.
+// the fixture namespace (without fixtures, any namespace) with the most
+// objects of the resource, the first on a tie, and its first object,
+// preferring the run's own objects.
 func (x *expandContext) resourceData(r *Resource) CaseData {
 	d := x.resourceFields(r)
 	if r.Namespaced {
+		candidates := x.namespaces
+		if len(candidates) == 0 {
+			for _, o := range r.Objects {
+				if !contains(candidates, o.Namespace) {
+					candidates = append(candidates, o.Namespace)
+				}
+			}
+		}
 		best := -1
-		for _, ns := range x.namespaces {
+		for _, ns := range candidates {
 			n := 0
 			for _, o := range r.Objects {
 				if o.Namespace == ns {

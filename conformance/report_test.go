@@ -57,7 +57,7 @@ func goldenResult() *Result {
 		Baseline: "baseline.yaml (embedded)",
 		Stale:    []BaselineEntry{{Case: "get/endpoints", Output: "stderr", Reason: "fixed since"}},
 		Steps: []Step{
-			{"create the cluster", 4100 * time.Millisecond}, {"apply the fixtures", 3900 * time.Millisecond},
+			{"start the cluster", 4100 * time.Millisecond}, {"apply the fixtures", 3900 * time.Millisecond},
 			{"collect", 3900 * time.Millisecond}, {"gate A: the transform", 642 * time.Millisecond},
 			{"gate B: the server", 150 * time.Second}, {"delete the cluster", 1200 * time.Millisecond},
 		},

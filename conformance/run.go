@@ -222,7 +222,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 
 	// The cluster.
 	t := time.Now()
-	logf("creating the %s cluster", o.Provider.Name())
+	logf("starting the live cluster (%s)", o.Provider.Name())
 	c, err := o.Provider.Create(ctx)
 	if err != nil {
 		return res, err
@@ -237,7 +237,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		step("delete the cluster", t)
 	}()
 	res.Cluster = c.Name
-	step("create the cluster", t)
+	step("start the cluster", t)
 	cfg, err := collect.LoadConfig(c.Kubeconfig, "")
 	if err != nil {
 		return res, err
