@@ -72,6 +72,9 @@ func (l *loader) assemble() {
 		}
 	}
 	l.attachTables(listGR, listObjects)
+	for _, r := range x.resources {
+		fillRows(r)
+	}
 	l.chooseFieldSets()
 	x.ResourceVersion = strconv.FormatUint(maxRV, 10)
 	sort.Strings(l.warnings)

@@ -67,17 +67,11 @@ func (s *server) appendTable(b *body, res *resource, groupVersion string, meta [
 			b.add(comma)
 		}
 		b.add(rowCells)
-		switch {
-		case o.row != nil:
-			b.add(o.row.cells)
-			if o.row.conditions != nil {
-				b.add(rowConds)
-				b.add(o.row.conditions)
-			}
-		case res.columns == nil:
-			b.add(defaultCells(o))
-		default:
-			b.add(missingCells(res.columns, o))
+		// Every object has its row from load (fillRows).
+		b.add(o.row.cells)
+		if o.row.conditions != nil {
+			b.add(rowConds)
+			b.add(o.row.conditions)
 		}
 		b.add(rowObject)
 		switch include {
@@ -106,14 +100,30 @@ func defaultCells(o *object) []byte {
 	return data
 }
 
+// fillRows gives a row to every object without a stored one, at load, so
+// that a table is only bytes put together: the default convertor's cells
+// when the resource has no stored table, missingCells otherwise.
+func fillRows(r *resource) {
+	var defs []metav1.TableColumnDefinition
+	if r.columns != nil && json.Unmarshal(r.columns, &defs) != nil {
+		defs = nil
+	}
+	for _, o := range r.objects {
+		if o.row != nil {
+			continue
+		}
+		if len(defs) == 0 {
+			o.row = &tableRow{cells: defaultCells(o)}
+		} else {
+			o.row = &tableRow{cells: missingCells(defs, o)}
+		}
+	}
+}
+
 // missingCells stand in for the row of an object whose stored table has
 // none: the name where the table has its name column, "<unknown>" in the
 // others, so the object is still listed and nothing is made up.
-func missingCells(columns []byte, o *object) []byte {
-	var defs []metav1.TableColumnDefinition
-	if err := json.Unmarshal(columns, &defs); err != nil || len(defs) == 0 {
-		return defaultCells(o)
-	}
+func missingCells(defs []metav1.TableColumnDefinition, o *object) []byte {
 	cells := make([]any, len(defs))
 	for i, d := range defs {
 		cells[i] = "<unknown>"
