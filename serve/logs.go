@@ -2,7 +2,6 @@ package serve
 
 import (
 	"archive/tar"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -102,21 +101,29 @@ func (s *logStore) close() error {
 	return os.RemoveAll(s.dir)
 }
 
-// podContainers is what pods/log needs of a pod.
+// podContainers is what pods/log needs of a pod: its container names.
 type podContainers struct {
-	Spec struct {
-		InitContainers      []struct{ Name string } `json:"initContainers"`
-		Containers          []struct{ Name string } `json:"containers"`
-		EphemeralContainers []struct{ Name string } `json:"ephemeralContainers"`
-	} `json:"spec"`
+	init, containers, ephemeral []string
+}
+
+// containersOf reads a pod's container names from its compact JSON without
+// decoding it.
+func containersOf(pod []byte) *podContainers {
+	spec := member(pod, "spec")
+	names := func(field string) []string {
+		var out []string
+		eachElement(member(spec, field), func(c []byte) {
+			out = append(out, stringValue(member(c, "name")))
+		})
+		return out
+	}
+	return &podContainers{init: names("initContainers"), containers: names("containers"), ephemeral: names("ephemeralContainers")}
 }
 
 func (p *podContainers) all() []string {
 	var names []string
-	for _, list := range [][]struct{ Name string }{p.Spec.InitContainers, p.Spec.Containers, p.Spec.EphemeralContainers} {
-		for _, c := range list {
-			names = append(names, c.Name)
-		}
+	for _, list := range [][]string{p.init, p.containers, p.ephemeral} {
+		names = append(names, list...)
 	}
 	return names
 }
@@ -135,12 +142,7 @@ func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		writeError(w, apierrors.NewNotFound(podsResource, req.name))
 		return
 	}
-	var pod podContainers
-	if err := json.Unmarshal(o.item, &pod); err != nil {
-		writeError(w, fmt.Errorf("decoding pod %s/%s: %w", req.namespace, req.name, err))
-		return
-	}
-	container, err := chooseContainer(opts.container, req.name, &pod)
+	container, err := chooseContainer(opts.container, req.name, containersOf(o.item))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -231,9 +233,9 @@ func logOptions(pod string, q map[string][]string) (logOpts, error) {
 // (kubectl.kubernetes.io/default-container, else the first) before asking.
 func chooseContainer(container, pod string, p *podContainers) (string, error) {
 	if container == "" {
-		switch len(p.Spec.Containers) {
+		switch len(p.containers) {
 		case 1:
-			return p.Spec.Containers[0].Name, nil
+			return p.containers[0], nil
 		case 0:
 			return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s", pod))
 		default:

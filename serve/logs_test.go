@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/serve/servetest"
@@ -81,5 +82,36 @@ func TestTail(t *testing.T) {
 		if got := string(tail([]byte(tc.in), tc.n)); got != tc.want {
 			t.Errorf("tail(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestContainersOf reads container names from a pod's compact JSON without
+// decoding it, init and ephemeral containers included, in the order the
+// server's messages list them.
+func TestContainersOf(t *testing.T) {
+	pod, err := compact([]byte(`{"metadata":{"name":"p"},"spec":{
+		"initContainers":[{"name":"setup","image":"x","command":["sh","-c","echo {\"name\":\"fake\"}"]}],
+		"containers":[{"image":"y","name":"app"},{"name":"side\u0063ar"}],
+		"ephemeralContainers":[{"name":"debugger"}]},
+		"status":{"containerStatuses":[{"name":"not-a-spec-container"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := containersOf(pod)
+	if got := strings.Join(p.all(), ","); got != "setup,app,sidecar,debugger" {
+		t.Errorf("containers %s", got)
+	}
+	if _, err := chooseContainer("", "p", p); err == nil || err.Error() != "a container name must be specified for pod p, choose one of: [setup app sidecar debugger]" {
+		t.Errorf("no container: %v", err)
+	}
+	if c, err := chooseContainer("debugger", "p", p); err != nil || c != "debugger" {
+		t.Errorf("ephemeral container: %q %v", c, err)
+	}
+	single := containersOf([]byte(`{"spec":{"containers":[{"name":"only"}]}}`))
+	if c, err := chooseContainer("", "p", single); err != nil || c != "only" {
+		t.Errorf("the only container: %q %v", c, err)
+	}
+	if got := containersOf([]byte(`{"metadata":{"name":"no-spec"}}`)).all(); len(got) != 0 {
+		t.Errorf("no spec: %v", got)
 	}
 }
