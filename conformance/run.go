@@ -212,10 +212,12 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 			res.WorkDir = ""
 		}
 	}()
-	k := &kubectl{bin: res.Kubectl, tmpDir: filepath.Join(workDir, "kubectl")}
-	if err := os.MkdirAll(k.tmpDir, 0o755); err != nil {
+	scratch, err := kubectlScratch(workDir)
+	if err != nil {
 		return res, err
 	}
+	defer os.RemoveAll(scratch)
+	k := &kubectl{bin: res.Kubectl, tmpDir: scratch}
 	if res.KubectlVersion, err = k.clientVersion(ctx); err != nil {
 		return res, err
 	}
@@ -389,6 +391,20 @@ func loadChecks(o Options) (*ChecksFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// kubectlScratch is where each kubectl run gets its HOME and cache dir:
+// in memory where Linux offers it (/dev/shm), since every run writes a
+// discovery cache of some fifty files and the matrix runs kubectl a
+// couple of thousand times; else in the work dir.
+func kubectlScratch(workDir string) (string, error) {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "bundlectl-conformance-kubectl-"); err == nil {
+			return d, nil
+		}
+	}
+	d := filepath.Join(workDir, "kubectl")
+	return d, os.MkdirAll(d, 0o755)
 }
 
 func makeWorkDir(dir string) (string, bool, error) {
