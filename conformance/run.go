@@ -240,6 +240,9 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}()
 	res.Cluster = c.Name
 	step("start the cluster", t)
+	if o.ClusterOutlivesRun {
+		logf("the cluster stays after the run; its kubeconfig is %s", c.Kubeconfig)
+	}
 	cfg, err := collect.LoadConfig(c.Kubeconfig, "")
 	if err != nil {
 		return res, err

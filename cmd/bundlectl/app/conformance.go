@@ -105,7 +105,9 @@ The exit code is 0 only when the gate holds.`,
 	return cmd
 }
 
-func (o *conformanceOptions) provider(streams IOStreams) (cluster.Provider, bool, error) {
+// provider builds the live cluster's provider; kindDir is where the kind
+// provider writes its kubeconfig.
+func (o *conformanceOptions) provider(streams IOStreams, kindDir string) (cluster.Provider, bool, error) {
 	n := 0
 	for _, set := range []bool{o.local, o.kind, o.kubeconfig != ""} {
 		if set {
@@ -120,7 +122,7 @@ func (o *conformanceOptions) provider(streams IOStreams) (cluster.Provider, bool
 	case o.local:
 		return local.New(local.Options{BuildOutput: streams.ErrOut, Keep: o.keep}), false, nil
 	case o.kind:
-		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI}), o.keep, nil
+		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir}), o.keep, nil
 	}
 	return cluster.Existing{Path: o.kubeconfig}, true, nil
 }
@@ -129,7 +131,20 @@ func runConformance(ctx context.Context, o *conformanceOptions, streams IOStream
 	if len(o.namespaces) > 0 && !o.noFixtures {
 		return errors.New("--namespace needs --no-fixtures: with fixtures the gate compares the fixture namespaces")
 	}
-	p, outlives, err := o.provider(streams)
+	// kind's kubeconfig holds the admin credentials of the cluster: it
+	// goes with the run (kept with the cluster by --keep).
+	kindDir := ""
+	if o.kind {
+		dir, err := os.MkdirTemp("", "bundlectl-kind-")
+		if err != nil {
+			return err
+		}
+		if !o.keep {
+			defer os.RemoveAll(dir)
+		}
+		kindDir = dir
+	}
+	p, outlives, err := o.provider(streams, kindDir)
 	if err != nil {
 		return err
 	}
