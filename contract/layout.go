@@ -139,13 +139,15 @@ const (
 	ClassVersionFile            // version.yaml
 	ClassPodLog                 // cluster-resources/pods/logs/<ns>/<pod>/<container>[-previous].log
 	ClassErrors                 // a collector's error report
+	ClassOpenAPIV3              // _meta/openapi/v3/<path>.json
+	ClassOpenAPIV2              // _meta/openapi/v2.json
 )
 
 var classNames = map[Class]string{
 	ClassOther: "other", ClassResourceList: "list", ClassTable: "table", ClassDiscovery: "discovery",
 	ClassSelectableFields: "selectable-fields", ClassMeta: "meta", ClassLegacyGroups: "groups",
 	ClassLegacyResources: "resources", ClassClusterVersion: "cluster-version", ClassVersionFile: "version",
-	ClassPodLog: "pod-log", ClassErrors: "errors",
+	ClassPodLog: "pod-log", ClassErrors: "errors", ClassOpenAPIV3: "openapi-v3", ClassOpenAPIV2: "openapi-v2",
 }
 
 func (c Class) String() string { return classNames[c] }
@@ -212,6 +214,11 @@ func Classify(rel string) Classification {
 			return Classification{Class: ClassDiscovery}
 		case strings.HasPrefix(m, SelectableFieldsDir+"/") && strings.HasSuffix(m, ".json") && strings.Count(m, "/") == 1:
 			return Classification{Class: ClassSelectableFields}
+		case rel == OpenAPIV2Path():
+			return Classification{Class: ClassOpenAPIV2}
+		}
+		if _, ok := OpenAPIV3DocPath(rel); ok {
+			return Classification{Class: ClassOpenAPIV3}
 		}
 		return Classification{Class: ClassMeta}
 	}

@@ -39,6 +39,13 @@ func TestClassify(t *testing.T) {
 		"cluster-resources/horizontalpodautoscalers.autoscaling/a.json":            {contract.ClassResourceList, "horizontalpodautoscalers.autoscaling", "a", schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, ""},
 		"cluster-resources/_meta/discovery.json":                                   {class: contract.ClassDiscovery},
 		"cluster-resources/_meta/selectable-fields/core.v1.pods.json":              {class: contract.ClassSelectableFields},
+		"cluster-resources/_meta/openapi/v3/api/v1.json":                           {class: contract.ClassOpenAPIV3},
+		"cluster-resources/_meta/openapi/v3/apis/apps/v1.json":                     {class: contract.ClassOpenAPIV3},
+		"cluster-resources/_meta/openapi/v3/.well-known/openid-configuration.json": {class: contract.ClassOpenAPIV3},
+		"cluster-resources/_meta/openapi/v3/apis/../v1.json":                       {class: contract.ClassMeta},
+		"cluster-resources/_meta/openapi/v3/apis//v1.json":                         {class: contract.ClassMeta},
+		"cluster-resources/_meta/openapi/v3/api/v1.yaml":                           {class: contract.ClassMeta},
+		"cluster-resources/_meta/openapi/v2.json":                                  {class: contract.ClassOpenAPIV2},
 		"cluster-resources/groups.json":                                            {class: contract.ClassLegacyGroups},
 		"cluster-resources/resources.json":                                         {class: contract.ClassLegacyResources},
 		"cluster-resources/pods-errors.json":                                       {class: contract.ClassErrors},
@@ -97,6 +104,20 @@ func TestPaths(t *testing.T) {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
+	}
+	for _, p := range []string{"api/v1", "apis/apps/v1", "apis/example.com/v1beta1", "version", ".well-known/openid-configuration"} {
+		rel := contract.OpenAPIV3Path(p)
+		if back, ok := contract.OpenAPIV3DocPath(rel); !ok || back != p {
+			t.Errorf("round trip of %s through %s gave %q, %v", p, rel, back, ok)
+		}
+	}
+	for _, p := range []string{"", "/api/v1", "api/v1/", "apis/../v1", "api/./v1", "api/v 1", "api/v1?hash=x"} {
+		if contract.ValidOpenAPIV3DocPath(p) {
+			t.Errorf("%q is valid", p)
+		}
+	}
+	if got := contract.OpenAPIV2Path(); got != "cluster-resources/_meta/openapi/v2.json" {
+		t.Errorf("v2: %s", got)
 	}
 	for _, gvr := range []schema.GroupVersionResource{
 		{Version: "v1", Resource: "pods"},

@@ -16,6 +16,7 @@ const (
 	MetaDir             = "_meta"
 	DiscoveryFile       = "discovery.json"
 	SelectableFieldsDir = "selectable-fields"
+	OpenAPIDir          = "openapi"
 	TableSuffix         = ".table.json"
 	ClusterVersionPath  = "cluster-info/cluster_version.json"
 	CRDListPath         = "cluster-resources/custom-resource-definitions.json"
@@ -82,6 +83,56 @@ func ParseSelectableFieldsName(name string) (schema.GroupVersionResource, bool) 
 		return schema.GroupVersionResource{}, false
 	}
 	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}, true
+}
+
+// OpenAPIV3Path is where a bundle keeps the OpenAPI v3 document the server
+// serves at /openapi/v3/<docPath> (docPath as the /openapi/v3 index names
+// it: "api/v1", "apis/apps/v1", "version"):
+// _meta/openapi/v3/<docPath>.json, the document byte for byte.
+func OpenAPIV3Path(docPath string) string {
+	return path.Join(ClusterResourcesDir, MetaDir, OpenAPIDir, "v3", docPath+".json")
+}
+
+// OpenAPIV2Path is where a bundle keeps the server's /openapi/v2 document,
+// as JSON: _meta/openapi/v2.json.
+func OpenAPIV2Path() string {
+	return path.Join(ClusterResourcesDir, MetaDir, OpenAPIDir, "v2.json")
+}
+
+// OpenAPIV3DocPath is the inverse of OpenAPIV3Path: the path under
+// /openapi/v3/ whose document the file holds. It is false for any other
+// file and for a path no server could serve (empty, "." or ".." elements,
+// characters outside letters, digits and ".-_~").
+func OpenAPIV3DocPath(rel string) (string, bool) {
+	p, ok := strings.CutPrefix(rel, path.Join(ClusterResourcesDir, MetaDir, OpenAPIDir, "v3")+"/")
+	if !ok {
+		return "", false
+	}
+	p, ok = strings.CutSuffix(p, ".json")
+	if !ok || !ValidOpenAPIV3DocPath(p) {
+		return "", false
+	}
+	return p, true
+}
+
+// ValidOpenAPIV3DocPath says whether p can name an /openapi/v3 document:
+// slash-separated elements of letters, digits and ".-_~", none empty, "."
+// or "..".
+func ValidOpenAPIV3DocPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, elem := range strings.Split(p, "/") {
+		if elem == "" || elem == "." || elem == ".." {
+			return false
+		}
+		for _, r := range elem {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-_~", r)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TablePathFor is the table path beside a raw list at rel, whatever its legacy
