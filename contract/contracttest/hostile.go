@@ -1,0 +1,413 @@
+package contracttest
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Hostile is one bad bundle of the hostile corpus: what it holds, and what
+// every command must make of it. A bundle comes from a customer's
+// cluster, so each of these is something a real archive can hold.
+type Hostile struct {
+	// Name is short and safe as a file name.
+	Name string
+	// Path is the bundle written.
+	Path string
+	// Entry is the archive entry an error or warning must name; "" when
+	// the problem is the archive as a whole (the error names Path).
+	Entry string
+	// Want is a substring of that error or warning.
+	Want string
+	// Failsafe says the design keeps going: inspect reports a problem for
+	// the entry, upgrade copies it unchanged and reports it, serve serves
+	// the rest and warns about it. Otherwise every command fails with an
+	// error naming the entry and writes nothing.
+	Failsafe bool
+	// Rel is the entry's path relative to the bundle root, for failsafe
+	// cases (what problems and warnings name).
+	Rel string
+	// Escapes are absolute paths outside the bundle that a careless reader
+	// would create; none of them may exist after any command.
+	Escapes []string
+	// Huge marks the cases whose entries are gigabytes once uncompressed;
+	// their archives are small.
+	Huge bool
+}
+
+// HostileOptions size the corpus.
+type HostileOptions struct {
+	// HugeJSONSize is the size of the single huge JSON list; 0 means
+	// HugeJSONDefault, which is just over the default decode limit.
+	HugeJSONSize int64
+	// BombSize is what the gzip bomb's entry expands to; 0 means
+	// BombDefault, over the default entry limit.
+	BombSize int64
+}
+
+const (
+	// HugeJSONDefault is a little over 1 GiB, contract.DefaultLimits'
+	// MaxDecodeSize: the list is copied, not decoded.
+	HugeJSONDefault = 1<<30 + 1<<20
+	// BombDefault is 5 GiB of zeros, over contract.DefaultLimits'
+	// MaxEntrySize (4 GiB); its archive is about 5 MB.
+	BombDefault = 5 << 30
+)
+
+// HostileRoot is the root folder of every hostile bundle; its name tells
+// the collection time, so no command needs --collected-at.
+const HostileRoot = "support-bundle-2025-11-20T10_00_00"
+
+// hostilePods is the one good list of every hostile bundle: what serve
+// must still serve when a failsafe case spoils another file.
+const hostilePods = `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[` +
+	`{"metadata":{"name":"good","namespace":"default","uid":"u1","resourceVersion":"5","creationTimestamp":"2025-11-20T09:00:00Z"},` +
+	`"spec":{"containers":[{"name":"c","image":"busybox"}],"nodeName":"n1"},"status":{"phase":"Running"}}]}`
+
+// HostileGoodPod is the name of the good pod in default every hostile
+// bundle holds.
+const HostileGoodPod = "good"
+
+func hostileBase() []File {
+	return []File{
+		{Name: HostileRoot + "/version.yaml", Body: "apiVersion: troubleshoot.sh/v1beta2\nkind: SupportBundle\nspec:\n  runner: hostile\n  versionNumber: " + TroubleshootVersion + "\n"},
+		{Name: HostileRoot + "/cluster-info/cluster_version.json", Body: `{"info":{"major":"1","minor":"35","gitVersion":"v1.35.4"},"string":"v1.35.4"}`},
+		{Name: HostileRoot + "/cluster-resources/pods/default.json", Body: hostilePods},
+	}
+}
+
+// WriteHostileCorpus writes every hostile bundle under dir (which it
+// creates) and returns them. Escape targets are under dir too, so a test
+// can check that nothing was written there.
+func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
+	if opts.HugeJSONSize == 0 {
+		opts.HugeJSONSize = HugeJSONDefault
+	}
+	if opts.BombSize == 0 {
+		opts.BombSize = BombDefault
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	escaped := filepath.Join(dir, "escaped")
+	base := hostileBase()
+	with := func(files ...File) []File { return append(append([]File(nil), base...), files...) }
+	root := func(rel string) string { return HostileRoot + "/" + rel }
+	var out []Hostile
+	add := func(h Hostile, data []byte) error {
+		ext := ".tar.gz"
+		if len(data) > 262 && string(data[257:262]) == "ustar" {
+			ext = ".tar"
+		}
+		h.Path = filepath.Join(dir, h.Name+ext)
+		if err := os.WriteFile(h.Path, data, 0o644); err != nil {
+			return err
+		}
+		out = append(out, h)
+		return nil
+	}
+	tgz := func(files []File) ([]byte, error) {
+		raw, err := tarOf(files)
+		if err != nil {
+			return nil, err
+		}
+		return gzipOf(raw)
+	}
+	type simple struct {
+		h     Hostile
+		files []File
+	}
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	aliases := "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	prev := "a"
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		aliases += name + ": &" + name + " [*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n"
+		prev = name
+	}
+	crd := func(kind string) File {
+		return File{Name: root("cluster-resources/custom-resource-definitions.json"), Body: `{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[{"metadata":{"name":"widgets.example.com"},` +
+			`"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"` + kind + `","listKind":"` + kind + `List"},` +
+			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}]}`}
+	}
+	cases := []simple{
+		{Hostile{Name: "absolute-path", Entry: filepath.Join(escaped, "absolute"), Want: "absolute path", Escapes: []string{filepath.Join(escaped, "absolute")}},
+			with(File{Name: filepath.Join(escaped, "absolute"), Body: "pwned\n"})},
+		{Hostile{Name: "dot-dot", Entry: root("../../escaped/dotdot"), Want: "..", Escapes: []string{filepath.Join(escaped, "dotdot")}},
+			with(File{Name: root("../../escaped/dotdot"), Body: "pwned\n"})},
+		{Hostile{Name: "symlink-out", Entry: root("cluster-resources/nodes.json"), Want: "leaves the bundle"},
+			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeSymlink, Linkname: "../../../../../../../../etc/passwd"})},
+		{Hostile{Name: "symlink-absolute", Entry: root("cluster-resources/nodes.json"), Want: "absolute"},
+			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"})},
+		// Each link on its own stays inside; through the first, the
+		// second points above the bundle, and a file written through
+		// both lands outside it.
+		{Hostile{Name: "symlink-chain", Entry: root("cluster-resources/up/out"), Want: "link", Escapes: []string{filepath.Join(escaped, "chain")}},
+			with(
+				File{Name: root("cluster-resources/up"), Typeflag: tar.TypeSymlink, Linkname: "../.."},
+				File{Name: root("cluster-resources/up/out"), Typeflag: tar.TypeSymlink, Linkname: "../escaped"},
+				File{Name: root("cluster-resources/up/out/chain"), Body: "pwned\n"},
+			)},
+		// A link through another link: lexically inside, really above.
+		{Hostile{Name: "symlink-through-link", Entry: root("cluster-resources/through"), Want: "link"},
+			with(
+				File{Name: root("cluster-resources/up"), Typeflag: tar.TypeSymlink, Linkname: "../.."},
+				File{Name: root("cluster-resources/through"), Typeflag: tar.TypeSymlink, Linkname: "up/../escaped"},
+			)},
+		{Hostile{Name: "hardlink-out", Entry: root("cluster-resources/nodes.json"), Want: "leaves the bundle"},
+			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeLink, Linkname: "../escaped/hard"})},
+		{Hostile{Name: "device", Entry: root("cluster-resources/nodes.json"), Want: "not allowed"},
+			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeChar})},
+		{Hostile{Name: "non-utf8-name", Entry: root("cluster-resources/pods/\xff\xfe.json"), Want: "UTF-8"},
+			with(File{Name: root("cluster-resources/pods/\xff\xfe.json"), Body: hostilePods})},
+		{Hostile{Name: "duplicate", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "more than once", Failsafe: true},
+			with(
+				File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n1"}}]}`},
+				File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n2"}}]}`},
+			)},
+		{Hostile{Name: "invalid-json", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "invalid JSON", Failsafe: true},
+			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n1"}},`})},
+		{Hostile{Name: "deep-json", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "depth", Failsafe: true},
+			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n1"},"x":` + deep + `}]}`})},
+		{Hostile{Name: "wrong-kind", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "Deployment", Failsafe: true},
+			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"DeploymentList","apiVersion":"apps/v1","items":[{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d1","namespace":"default"}}]}`})},
+		{Hostile{Name: "wrong-item-kind", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "Pod", Failsafe: true},
+			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1"}},{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p1","namespace":"default"}}]}`})},
+		{Hostile{Name: "yaml-not-yaml", Entry: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Rel: "cluster-resources/custom-resources/widgets.example.com/default.yaml", Want: "YAML", Failsafe: true},
+			with(crd("Widget"), File{Name: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Body: "- apiVersion: example.com/v1\n\tkind: [Widget\n  metadata: {name: w1\x00\x01\x02\n"})},
+		{Hostile{Name: "yaml-alias-bomb", Entry: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Rel: "cluster-resources/custom-resources/widgets.example.com/default.yaml", Want: "alias", Failsafe: true},
+			with(crd("Widget"), File{Name: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Body: aliases})},
+	}
+	for _, c := range cases {
+		data, err := tgz(c.files)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.h.Name, err)
+		}
+		if err := add(c.h, data); err != nil {
+			return nil, err
+		}
+	}
+
+	// Broken archives: cut, corrupt, or not archives at all.
+	padded := with(File{Name: root("cluster-resources/nodes.json"), Body: `{"items":[]}` + strings.Repeat(" ", 200000)},
+		File{Name: root("cluster-resources/events/default.json"), Body: `{"items":[]}`})
+	raw, err := tarOf(padded)
+	if err != nil {
+		return nil, err
+	}
+	zipped, err := gzipOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	// The checksum of the last header: the entries before it are read.
+	corrupt := bytes.Clone(raw)
+	at := bytes.Index(raw, []byte(root("cluster-resources/events/default.json")))
+	if at < 0 || at%512 != 0 {
+		return nil, errors.New("contracttest: the header to corrupt is not where it should be")
+	}
+	copy(corrupt[at+148:at+156], "garbage!")
+	for _, c := range []struct {
+		h    Hostile
+		data []byte
+	}{
+		{Hostile{Name: "truncated-gzip", Want: "truncated"}, zipped[:len(zipped)/2]},
+		{Hostile{Name: "gzip-checksum", Want: "gzip"}, append(bytes.Clone(zipped[:len(zipped)-8]), 1, 2, 3, 4, 5, 6, 7, 8)},
+		{Hostile{Name: "truncated-tar", Entry: root("cluster-resources/nodes.json"), Want: "truncated"}, raw[:4*512+100000]},
+		{Hostile{Name: "corrupt-header", Entry: root("cluster-resources/nodes.json"), Want: "corrupt archive"}, corrupt},
+		{Hostile{Name: "not-an-archive", Want: "not a tar"}, []byte(strings.Repeat("this is not a bundle\n", 40))},
+	} {
+		if err := add(c.h, c.data); err != nil {
+			return nil, err
+		}
+	}
+
+	// The huge cases: small archives of huge entries.
+	bomb := root("cluster-resources/pods/bomb.json")
+	if data, err := bigArchive(base, bomb, opts.BombSize, nil, make([]byte, 1<<20), 0, nil); err != nil {
+		return nil, err
+	} else if err := add(Hostile{Name: "gzip-bomb", Entry: bomb, Want: "limit", Huge: true}, data); err != nil {
+		return nil, err
+	}
+	huge := root("cluster-resources/nodes.json")
+	item := []byte(`{"kind":"Node","apiVersion":"v1","metadata":{"name":"n","labels":{"kubernetes.io/hostname":"n"}},"status":{"nodeInfo":{"kubeletVersion":"v1.35.4"}}}`)
+	chunk := bytes.Repeat(append([]byte(",\n"), item...), (1<<20)/(len(item)+2))
+	head := append([]byte(`{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[`), item...)
+	if data, err := bigArchive(base, huge, opts.HugeJSONSize, head, chunk, ' ', []byte("]}")); err != nil {
+		return nil, err
+	} else if err := add(Hostile{Name: "huge-json", Entry: huge, Rel: "cluster-resources/nodes.json", Want: "decode limit", Failsafe: true, Huge: true}, data); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func tarOf(files []File) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeTar(&buf, files, true); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeTar writes files as Tar does; end adds the end-of-archive marker.
+func writeTar(w io.Writer, files []File, end bool) error {
+	tw := tar.NewWriter(w)
+	for _, f := range files {
+		hdr := &tar.Header{Name: f.Name, Typeflag: f.Typeflag, Linkname: f.Linkname, Mode: f.Mode, ModTime: Epoch, Format: tar.FormatPAX}
+		if hdr.Typeflag == 0 {
+			hdr.Typeflag = tar.TypeReg
+		}
+		if hdr.Mode == 0 {
+			hdr.Mode = 0o644
+		}
+		if hdr.Typeflag == tar.TypeReg {
+			hdr.Size = int64(len(f.Body))
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return fmt.Errorf("tar header %q: %w", f.Name, err)
+		}
+		if hdr.Typeflag == tar.TypeReg {
+			if _, err := io.WriteString(tw, f.Body); err != nil {
+				return err
+			}
+		}
+	}
+	if end {
+		return tw.Close()
+	}
+	return tw.Flush()
+}
+
+func gzipOf(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	g := &gzipStream{w: &buf}
+	if err := g.header(); err != nil {
+		return nil, err
+	}
+	if err := g.segment(data, true); err != nil {
+		return nil, err
+	}
+	if err := g.trailer(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// bigArchive writes a .tar.gz of files followed by one entry of size
+// bytes: head, chunk repeated, fill bytes up to size less len(tail), then
+// tail. The compressed chunk is repeated rather than compressed again,
+// so that gigabytes cost a few megabytes and milliseconds; the stream is
+// a valid gzip stream, checksum and all.
+func bigArchive(files []File, name string, size int64, head, chunk []byte, fill byte, tail []byte) ([]byte, error) {
+	body := size - int64(len(head)) - int64(len(tail))
+	if body < 0 {
+		return nil, errors.New("contracttest: big entry smaller than its head and tail")
+	}
+	var buf bytes.Buffer
+	g := &gzipStream{w: &buf}
+	if err := g.header(); err != nil {
+		return nil, err
+	}
+	var prefix bytes.Buffer
+	if err := writeTar(&prefix, files, false); err != nil {
+		return nil, err
+	}
+	tw := tar.NewWriter(&prefix)
+	if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Size: size, Mode: 0o644, ModTime: Epoch, Format: tar.FormatPAX}); err != nil {
+		return nil, err
+	}
+	// WriteHeader has written the header; the content follows by hand.
+	prefix.Write(head)
+	if err := g.segment(prefix.Bytes(), false); err != nil {
+		return nil, err
+	}
+	// One compressed chunk, repeated: it refers to nothing before it.
+	var cz bytes.Buffer
+	fw, err := flate.NewWriter(&cz, flate.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fw.Write(chunk); err != nil {
+		return nil, err
+	}
+	if err := fw.Flush(); err != nil {
+		return nil, err
+	}
+	n := body / int64(len(chunk))
+	for range n {
+		buf.Write(cz.Bytes())
+	}
+	g.add(chunk, n)
+	var rest bytes.Buffer
+	rest.Write(bytes.Repeat([]byte{fill}, int(body%int64(len(chunk)))))
+	rest.Write(tail)
+	if pad := size % 512; pad != 0 {
+		rest.Write(make([]byte, 512-pad))
+	}
+	rest.Write(make([]byte, 1024)) // end of archive
+	if err := g.segment(rest.Bytes(), true); err != nil {
+		return nil, err
+	}
+	if err := g.trailer(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// gzipStream writes a gzip member by hand, so that compressed segments
+// can be repeated: header, deflate segments, then the CRC-32 and size of
+// everything they hold.
+type gzipStream struct {
+	w    *bytes.Buffer
+	crc  uint32
+	size uint64
+}
+
+func (g *gzipStream) header() error {
+	_, err := g.w.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff})
+	return err
+}
+
+// add counts data repeated n times, compressed elsewhere.
+func (g *gzipStream) add(data []byte, n int64) {
+	for range n {
+		g.crc = crc32.Update(g.crc, crc32.IEEETable, data)
+	}
+	g.size += uint64(len(data)) * uint64(n)
+}
+
+// segment compresses data on its own; last ends the deflate stream.
+func (g *gzipStream) segment(data []byte, last bool) error {
+	fw, err := flate.NewWriter(g.w, flate.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := fw.Write(data); err != nil {
+		return err
+	}
+	if last {
+		err = fw.Close()
+	} else {
+		err = fw.Flush()
+	}
+	g.add(data, 1)
+	return err
+}
+
+func (g *gzipStream) trailer() error {
+	var t [8]byte
+	binary.LittleEndian.PutUint32(t[:4], g.crc)
+	binary.LittleEndian.PutUint32(t[4:], uint32(g.size))
+	_, err := g.w.Write(t[:])
+	return err
+}
