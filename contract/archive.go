@@ -500,6 +500,59 @@ func resolveLink(name string, hdr *tar.Header) (string, error) {
 	return full, nil
 }
 
+// checkLinkPaths refuses what checkHeader cannot see one entry at a time:
+// a path that goes through a link. Each link is checked where its name
+// says it is; behind another link it is somewhere else, and a target
+// that stays inside lexically ("up/../x") can leave the bundle for real
+// when "up" is a link. Real bundles hold links only as files (the YAML
+// twin of a list), so no entry is under a link and no target passes
+// through one.
+func (b *Bundle) checkLinkPaths(names []string, links map[string]*tar.Header) error {
+	if len(links) == 0 {
+		return nil
+	}
+	for _, n := range names {
+		for dir := path.Dir(n); dir != "."; dir = path.Dir(dir) {
+			if links[dir] != nil {
+				return b.errorf(n, "its folder %q is a link (links in a bundle are files, never folders)", dir)
+			}
+		}
+	}
+	for _, n := range names {
+		hdr := links[n]
+		if hdr == nil {
+			continue
+		}
+		var cur []string
+		if hdr.Typeflag == tar.TypeSymlink && path.Dir(n) != "." {
+			cur = strings.Split(path.Dir(n), "/")
+		}
+		parts := strings.Split(strings.ReplaceAll(hdr.Linkname, "\\", "/"), "/")
+		for i, p := range parts {
+			switch p {
+			case "", ".":
+				continue
+			case "..":
+				if len(cur) > 0 {
+					cur = cur[:len(cur)-1]
+				}
+				continue
+			}
+			cur = append(cur, p)
+			via := strings.Join(cur, "/")
+			if links[via] == nil || via == n {
+				continue
+			}
+			for _, rest := range parts[i+1:] {
+				if rest != "" && rest != "." {
+					return b.errorf(n, "link target %q goes through the link %q", hdr.Linkname, via)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // scan is the first pass: it checks every header, finds the root, and
 // keeps the few small files that the second pass needs up front.
 func (b *Bundle) scan() error {
@@ -510,6 +563,7 @@ func (b *Bundle) scan() error {
 	var total int64
 	keep := map[string][]byte{}
 	mtimes := map[string]time.Time{}
+	links := map[string]*tar.Header{}
 	err := b.each(func(re rawEntry) error {
 		if re.name == "" {
 			return nil
@@ -528,6 +582,9 @@ func (b *Bundle) scan() error {
 		}
 		seen[re.name] = true
 		names = append(names, re.name)
+		if re.hdr.Typeflag == tar.TypeSymlink || re.hdr.Typeflag == tar.TypeLink {
+			links[re.name] = re.hdr
+		}
 		dir, base := path.Split(re.name)
 		dir = strings.TrimSuffix(dir, "/")
 		if base == VersionFilePath {
@@ -558,6 +615,9 @@ func (b *Bundle) scan() error {
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := b.checkLinkPaths(names, links); err != nil {
 		return err
 	}
 	b.Size = total

@@ -125,6 +125,14 @@ func TestHostileArchives(t *testing.T) {
 		{"absolute symlink", []contracttest.File{good, {Name: "sb/l", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}}, contract.DefaultLimits, "sb/l", "absolute"},
 		{"hard link leaving", []contracttest.File{good, {Name: "sb/h", Typeflag: tar.TypeLink, Linkname: "../x"}}, contract.DefaultLimits, "sb/h", "leaves the bundle"},
 		{"device", []contracttest.File{good, {Name: "sb/dev", Typeflag: tar.TypeChar}}, contract.DefaultLimits, "sb/dev", "not allowed"},
+		// Each link stays inside on its own; through the first, the
+		// second leaves.
+		{"entry under a link", []contracttest.File{good, {Name: "sb/a/up", Typeflag: tar.TypeSymlink, Linkname: "../.."},
+			{Name: "sb/a/up/out", Typeflag: tar.TypeSymlink, Linkname: "../x"}}, contract.DefaultLimits, "sb/a/up/out", `its folder "sb/a/up" is a link`},
+		{"link through a link", []contracttest.File{good, {Name: "sb/a/up", Typeflag: tar.TypeSymlink, Linkname: "../.."},
+			{Name: "sb/a/l", Typeflag: tar.TypeSymlink, Linkname: "up/../x"}}, contract.DefaultLimits, "sb/a/l", `goes through the link "sb/a/up"`},
+		{"hard link through a link", []contracttest.File{good, {Name: "sb/a/up", Typeflag: tar.TypeSymlink, Linkname: "../.."},
+			{Name: "sb/h", Typeflag: tar.TypeLink, Linkname: "sb/a/up/sb/cluster-resources/pods/default.json"}}, contract.DefaultLimits, "sb/h", "goes through the link"},
 		{"entry over the size limit", []contracttest.File{good, {Name: "sb/big.json", Body: strings.Repeat(" ", 4096)}},
 			contract.Limits{MaxEntrySize: 1024, MaxTotalSize: 1 << 30, MaxDecodeSize: 1 << 20}, "sb/big.json", "limit"},
 		{"total over the limit", []contracttest.File{good, {Name: "sb/a", Body: strings.Repeat("a", 600)}, {Name: "sb/b", Body: strings.Repeat("b", 600)}},
