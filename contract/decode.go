@@ -146,6 +146,60 @@ func (l *List) setItems(items []item) error {
 	return nil
 }
 
+// ErrWrongKind is wrapped by the kind checks: a file holds objects of
+// another kind than its path says (a DeploymentList in nodes.json, a Pod
+// among Nodes). Served or tabled as what the path says, they would be
+// wrong, so readers report the file instead.
+var ErrWrongKind = errors.New("objects of the wrong kind for the path")
+
+// KindCheck checks, one item at a time, that a list holds the kind its
+// path says; where the path does not say (generic and custom resource
+// folders), that its items agree.
+type KindCheck struct {
+	want     string
+	fromPath bool
+}
+
+// NewKindCheck starts the check of a list classified as c whose own kind
+// is listKind ("" when the file does not say). A typed list of another
+// kind is refused at once; "List" says nothing.
+func NewKindCheck(c Classification, listKind string) (*KindCheck, error) {
+	k := &KindCheck{want: c.Kind, fromPath: c.Kind != ""}
+	if base, ok := strings.CutSuffix(listKind, "List"); ok && k.fromPath && base != "" && base != c.Kind {
+		return nil, fmt.Errorf("the list is a %s, but its path holds %s objects: %w", listKind, c.Kind, ErrWrongKind)
+	}
+	return k, nil
+}
+
+// Item checks the kind item i says it has ("" when it does not say).
+func (k *KindCheck) Item(i int, kind string) error {
+	switch {
+	case kind == "" || kind == k.want:
+		return nil
+	case k.want == "":
+		k.want = kind
+		return nil
+	case k.fromPath:
+		return fmt.Errorf("item %d is a %s, but its path holds %s objects: %w", i, kind, k.want, ErrWrongKind)
+	}
+	return fmt.Errorf("item %d is a %s, but the items before it are %s objects: %w", i, kind, k.want, ErrWrongKind)
+}
+
+// CheckKinds runs a KindCheck over a decoded list.
+func CheckKinds(c Classification, l *List) error {
+	k, err := NewKindCheck(c, l.Kind)
+	if err != nil {
+		return err
+	}
+	for i := range l.Items {
+		_, kind := l.ItemType(i)
+		if err := k.Item(i, kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ItemMeta reads an item's type and identity without decoding the rest.
 func ItemMeta(item json.RawMessage) (ItemTypeMeta, error) {
 	var tm ItemTypeMeta

@@ -135,6 +135,9 @@ func Inspect(b *Bundle) (*Report, error) {
 			return err
 		}
 		list, err := DecodeList(data, c.Format)
+		if err == nil {
+			err = CheckKinds(c, list)
+		}
 		if err != nil {
 			problem(e.Rel, err)
 			return nil
