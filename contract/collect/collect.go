@@ -132,6 +132,10 @@ func (col *collector) collect(ctx context.Context) (*bundle, error) {
 	if err := b.addLogs(ctx, f); err != nil {
 		return nil, err
 	}
+	b.addOpenAPI(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return b, b.addMeta(f)
 }
 

@@ -47,6 +47,7 @@ func TestCollect(t *testing.T) {
 		checkSelectableFields(t, c)
 		checkSecrets(t, c)
 		checkLogs(t, c, sum)
+		checkOpenAPI(t, c, srv, sum)
 	})
 
 	t.Run("some namespaces into a folder", func(t *testing.T) {

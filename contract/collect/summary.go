@@ -25,7 +25,11 @@ type Summary struct {
 	Resources    []ResourceCount `json:"resources"`
 	Logs         int             `json:"logs"`
 	LogFailures  int             `json:"logFailures"`
-	Problems     []Problem       `json:"problems"`
+	// OpenAPIV3Documents counts the /openapi/v3 documents stored;
+	// OpenAPIV2 says whether /openapi/v2 was.
+	OpenAPIV3Documents int       `json:"openAPIV3Documents"`
+	OpenAPIV2          bool      `json:"openAPIV2"`
+	Problems           []Problem `json:"problems"`
 }
 
 // ResourceCount is what was collected of one resource.
@@ -73,6 +77,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nPod logs: %d collected, %d failed.\n", s.Logs, s.LogFailures)
+	fmt.Fprintln(w, s.openAPISummary())
 	fmt.Fprintf(w, "\nProblems: %d\n", len(s.Problems))
 	for _, p := range s.Problems {
 		fmt.Fprintf(w, "  %s: %s\n", p.What, strings.TrimSpace(p.Message))
