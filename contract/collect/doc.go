@@ -26,6 +26,9 @@
 //   - cluster-resources/_meta/selectable-fields/<group>.<version>.<resource>.json:
 //     the sorted field-selector labels the server accepts, probed.
 //   - cluster-resources/pods/logs/<ns>/<pod>/<container>[-previous].log.
+//   - cluster-resources/_meta/openapi/v3/<path>.json, every document the
+//     /openapi/v3 index lists, byte for byte, and _meta/openapi/v2.json,
+//     /openapi/v2 in JSON: what kubectl explain reads.
 //
 // # Namespaces
 //
