@@ -207,6 +207,9 @@ func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
 func (p *pipeline) decode(it *item) result {
 	c := it.class
 	l, err := contract.DecodeList(it.body, c.Format)
+	if err == nil {
+		err = contract.CheckKinds(c, l)
+	}
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
