@@ -80,6 +80,10 @@ type Entry struct {
 	// LinkRel is the target of a symlink or hard link, resolved and
 	// relative to the bundle root ("" when the target is outside the root).
 	LinkRel string
+	// Superseded says that a later entry has the same name (see
+	// Bundle.Duplicates): a reader that keeps one copy, as extracting
+	// does, keeps the last and skips this one.
+	Superseded bool
 
 	r      io.Reader
 	bundle *Bundle
@@ -705,6 +709,10 @@ func (b *Bundle) Walk(fn func(e *Entry) error) error {
 	if b.Root != "" {
 		prefix = b.Root + "/"
 	}
+	later := map[string]int{} // copies still to come of each duplicated name
+	for _, d := range b.Duplicates {
+		later[d]++
+	}
 	return b.each(func(re rawEntry) error {
 		if re.name == "" {
 			return nil
@@ -713,6 +721,10 @@ func (b *Bundle) Walk(fn func(e *Entry) error) error {
 			return err
 		}
 		e := &Entry{Header: re.hdr, Name: re.name, bundle: b}
+		if n := later[re.name]; n > 0 {
+			e.Superseded = true
+			later[re.name] = n - 1
+		}
 		if rel, ok := strings.CutPrefix(re.name, prefix); ok && rel != "" {
 			e.Rel, e.InRoot = rel, true
 		}

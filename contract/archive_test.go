@@ -214,11 +214,23 @@ func TestDuplicatesAreReportedAndKept(t *testing.T) {
 		t.Errorf("duplicates = %v", b.Duplicates)
 	}
 	n := 0
-	if err := b.Walk(func(e *contract.Entry) error { n++; return nil }); err != nil {
+	var superseded []bool
+	if err := b.Walk(func(e *contract.Entry) error { n++; superseded = append(superseded, e.Superseded); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {
 		t.Errorf("walk delivered %d entries, want both copies", n)
+	}
+	// An extracting reader keeps the last copy.
+	if len(superseded) != 2 || !superseded[0] || superseded[1] {
+		t.Errorf("superseded = %v, want the first copy only", superseded)
+	}
+	rep, err := contract.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Resources) != 1 || rep.Resources[0].Objects != 1 || len(rep.Problems) != 1 {
+		t.Errorf("inspect counts %+v, problems %+v; want the last copy's one pod and one problem", rep.Resources, rep.Problems)
 	}
 }
 

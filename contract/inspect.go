@@ -122,7 +122,7 @@ func Inspect(b *Bundle) (*Report, error) {
 		default:
 			return nil
 		}
-		if !e.IsRegular() || shadowedYAML(b, e.Rel, c) {
+		if !e.IsRegular() || shadowedYAML(b, e.Rel, c) || e.Superseded {
 			return nil
 		}
 		data, err := e.ReadAll()
