@@ -1,14 +1,9 @@
 package serve
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-
-	openapi_v2 "github.com/google/gnostic-models/openapiv2"
-	"google.golang.org/protobuf/proto"
-	openapiproto "k8s.io/kube-openapi/pkg/util/proto"
 )
 
 // kubectl's discovery Accept headers, by client version (client-go's
@@ -146,70 +141,5 @@ func TestVersion(t *testing.T) {
 	// The server indents /version.
 	if !strings.HasPrefix(r.body, "{\n  \"major\"") {
 		t.Errorf("not indented: %q", r.body)
-	}
-}
-
-func TestOpenAPI(t *testing.T) {
-	srv := testServer(t)
-	index := decode(t, get(t, srv, "/openapi/v3"))
-	ref := index["paths"].(map[string]any)["api/v1"].(map[string]any)["serverRelativeURL"].(string)
-	if !strings.HasPrefix(ref, "/openapi/v3/api/v1?hash=") {
-		t.Fatalf("api/v1: %s", ref)
-	}
-	doc := decode(t, get(t, srv, ref))
-	patch := doc["paths"].(map[string]any)["/api/v1/namespaces/{namespace}/pods/{name}"].(map[string]any)["patch"].(map[string]any)
-	if patch["parameters"].([]any)[0].(map[string]any)["name"] != "fieldValidation" {
-		t.Errorf("pods patch: %v", patch)
-	}
-}
-
-// TestOpenAPIV2 checks the document kubectl 1.27 and 1.28 download, as
-// protobuf, before apply, create and explain: without it they stop with
-// a bare NotFound instead of reaching the write's 405.
-func TestOpenAPIV2(t *testing.T) {
-	srv := testServer(t)
-	r := get(t, srv, "/openapi/v2", "Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
-	if r.code != http.StatusOK || r.header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" {
-		t.Fatalf("protobuf: %d %s", r.code, r.header.Get("Content-Type"))
-	}
-	var doc openapi_v2.Document
-	if err := proto.Unmarshal([]byte(r.body), &doc); err != nil {
-		t.Fatal(err)
-	}
-	// kubectl reads it as kube-openapi's models, by group version kind.
-	models, err := openapiproto.NewOpenAPIData(&doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := map[string]bool{}
-	for _, name := range models.ListModels() {
-		m := models.LookupModel(name)
-		if _, ok := m.(*openapiproto.Arbitrary); !ok {
-			t.Errorf("%s is a %T: kubectl would validate objects against it", name, m)
-		}
-		if !strings.Contains(m.GetDescription(), "not collected") {
-			t.Errorf("%s: description %q", name, m.GetDescription())
-		}
-		for _, gvk := range m.GetExtensions()["x-kubernetes-group-version-kind"].([]any) {
-			g := gvk.(map[any]any)
-			found[fmt.Sprintf("%s/%s/%s", g["group"], g["version"], g["kind"])] = true
-		}
-	}
-	for _, want := range []string{"/v1/Pod", "apps/v1/Deployment", "example.com/v1/Widget"} {
-		if !found[want] {
-			t.Errorf("no definition for %s in %v", want, found)
-		}
-	}
-	if _, ok := found["/v1/Binding"]; ok {
-		t.Errorf("subresources or unknown kinds defined")
-	}
-
-	// JSON for clients that ask for it, 406 for anything else.
-	j := get(t, srv, "/openapi/v2", "Accept: application/json")
-	if j.code != http.StatusOK || decode(t, j)["definitions"].(map[string]any)["io.k8s.api.core.v1.Pod"] == nil {
-		t.Errorf("json: %d %.200s", j.code, j.body)
-	}
-	if r := get(t, srv, "/openapi/v2", "Accept: text/html"); r.code != http.StatusNotAcceptable {
-		t.Errorf("text/html: %d", r.code)
 	}
 }

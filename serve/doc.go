@@ -5,7 +5,8 @@
 //
 // Load reads a bundle once into an Index: every object as compact JSON in
 // etcd key order, its labels, the values of its selectable fields, its
-// stored table row, the discovery documents. NewHandler answers the API
+// stored table row, the discovery documents, the OpenAPI documents with
+// their hashes (what kubectl explain reads). NewHandler answers the API
 // from the Index without decoding JSON on the request path: selectors
 // compare strings extracted at load. Run serves bundles on local listeners
 // with a CA and token made for the run, and writes the kubeconfig that

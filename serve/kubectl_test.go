@@ -116,6 +116,13 @@ func TestKubectl(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir() // kubectl's discovery cache
 			for _, tc := range kubectlCases() {
+				if tc.name == "apply" && (version == "1.27" || version == "1.28") {
+					// They download /openapi/v2 before any write, and the
+					// small bundle has no v2 document: the server's 404 is
+					// all they can say (an upgraded or collected bundle has
+					// one; TestExplainMatchesLiveServer applies against it).
+					tc.errContains = []string{"Error from server (NotFound)"}
+				}
 				t.Run(tc.name, func(t *testing.T) {
 					start := time.Now()
 					stdout, stderr, code := runKubectl(t, bin, kubeconfig, home, tc.stdin, tc.args...)
