@@ -43,7 +43,7 @@ func Load(ctx context.Context, b *contract.Bundle) (*Index, error) {
 	x.logs = l.logs
 	l.assemble()
 	if x.discovery, err = buildDiscovery(d); err == nil {
-		x.openapi, err = buildOpenAPI(x)
+		x.openapi, err = buildOpenAPI(x, l.openapiV3, l.openapiV2)
 	}
 	if err != nil {
 		x.Close()
@@ -123,11 +123,15 @@ type loader struct {
 	lists      []*loadedList
 	tables     []*loadedTable
 	selectable map[schema.GroupVersionResource][]string
-	warnings   []string
+	// openapiV3 are the OpenAPI v3 documents by path under /openapi/v3/,
+	// openapiV2 the v2 document; both as stored.
+	openapiV3 map[string][]byte
+	openapiV2 []byte
+	warnings  []string
 }
 
 func newLoader(x *Index, b *contract.Bundle) *loader {
-	return &loader{x: x, b: b, logs: newLogStore(b), selectable: map[schema.GroupVersionResource][]string{}}
+	return &loader{x: x, b: b, logs: newLogStore(b), selectable: map[schema.GroupVersionResource][]string{}, openapiV3: map[string][]byte{}}
 }
 
 func (l *loader) warn(rel string, err error) {
@@ -165,11 +169,18 @@ func (l *loader) walk(ctx context.Context) error {
 		if !e.InRoot {
 			return nil
 		}
+		if e.Superseded {
+			// An extracted bundle holds the last copy; so does the index.
+			if e.IsRegular() {
+				l.warn(e.Rel, errors.New("the entry occurs more than once in the archive; the last copy is served"))
+			}
+			return nil
+		}
 		c := e.Class
 		switch c.Class {
 		case contract.ClassPodLog:
 			return l.logs.add(e)
-		case contract.ClassResourceList, contract.ClassTable, contract.ClassSelectableFields:
+		case contract.ClassResourceList, contract.ClassTable, contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
 		default:
 			return nil
 		}
@@ -241,7 +252,28 @@ func (l *loader) decode(j job) {
 		l.mu.Lock()
 		l.selectable[gvr] = labels
 		l.mu.Unlock()
+	case contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
+		l.addOpenAPI(j)
 	}
+}
+
+// addOpenAPI keeps an OpenAPI document as stored, so that its hash is the
+// one the live server published; a file that is not a JSON object is not
+// served.
+func (l *loader) addOpenAPI(j job) {
+	data := bytes.TrimSpace(j.data)
+	if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
+		l.warn(j.rel, errors.New("not a JSON object; not served"))
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if j.class.Class == contract.ClassOpenAPIV2 {
+		l.openapiV2 = j.data
+		return
+	}
+	p, _ := contract.OpenAPIV3DocPath(j.rel)
+	l.openapiV3[p] = j.data
 }
 
 // decodeListFile reads every legacy list shape (through the contract) and
