@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/contract/contracttest"
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
@@ -33,5 +34,26 @@ func TestLoadWrongKinds(t *testing.T) {
 	}
 	if got := names(t, decode(t, get(t, srv, "/api/v1/configmaps"))); !slices.Equal(got, []string{"kube-system/coredns"}) {
 		t.Errorf("configmaps served: %v", got)
+	}
+}
+
+// An archive holding one name twice is served as extracting it gives:
+// the last copy, with a warning.
+func TestLoadDuplicatesServeTheLast(t *testing.T) {
+	files := servetest.Small()
+	pods := contract.ResourcePath("pods", "team-a")
+	var entries []contracttest.File
+	for name, data := range files {
+		entries = append(entries, contracttest.File{Name: "support-bundle-2025-11-20T10_00_00/" + name, Body: string(data)})
+	}
+	entries = append(entries, contracttest.File{Name: "support-bundle-2025-11-20T10_00_00/" + pods,
+		Body: `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"last","namespace":"team-a"}}]}`})
+	x := load(t, contracttest.WriteTarGz(t, t.TempDir(), "dup.tgz", entries))
+	if w := strings.Join(x.Warnings, "\n"); !strings.Contains(w, pods+": the entry occurs more than once in the archive; the last copy is served") {
+		t.Errorf("warnings:\n%s", w)
+	}
+	srv := newHandlerServer(t, x)
+	if got := names(t, decode(t, get(t, srv, "/api/v1/namespaces/team-a/pods"))); !slices.Equal(got, []string{"team-a/last"}) {
+		t.Errorf("team-a pods: %v", got)
 	}
 }
