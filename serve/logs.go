@@ -24,13 +24,14 @@ type logKey struct {
 	previous                  bool
 }
 
-// logStore finds container logs on disk. A folder bundle's logs are read
-// where they are; an archive's are extracted once, at load, into a
-// temporary folder, because an archive cannot be read at random and logs
-// are too big to keep in memory.
+// logStore finds container logs on disk. They are copied once, at load,
+// into a temporary folder: an archive cannot be read at random, logs are
+// too big to keep in memory, and a folder's files may change or vanish
+// while it is served (the server serves what it loaded, and never opens a
+// path of the bundle after load).
 type logStore struct {
 	bundle *contract.Bundle
-	dir    string // temporary folder, "" until an archive's log is extracted
+	dir    string // temporary folder, "" until a log is copied
 	files  map[logKey]string
 	byRel  map[string]string
 	links  map[logKey]string // symlinked logs: the target's path relative to the root
@@ -51,11 +52,6 @@ func (s *logStore) add(e *contract.Entry) error {
 		}
 		return nil
 	case !e.IsRegular():
-		return nil
-	}
-	if s.bundle.Format == contract.FormatFolder {
-		p := filepath.Join(s.bundle.Path, filepath.FromSlash(e.Name))
-		s.files[key], s.byRel[e.Rel] = p, p
 		return nil
 	}
 	if s.dir == "" {
