@@ -16,10 +16,15 @@ const spoolAbove = 4 << 20
 type tableBody struct {
 	buf  bytes.Buffer
 	file *os.File
+	name string // the spool file's name while it has one
 	bw   *bufio.Writer
 	size int64
 }
 
+// newTableBody spools to a file that is removed from its folder as soon
+// as it is created, where the system allows it: only the open file holds
+// it, so an upgrade killed at any point (SIGKILL included) leaves no
+// table in the temporary folder.
 func newTableBody(listSize int) (*tableBody, error) {
 	t := &tableBody{}
 	if listSize > spoolAbove {
@@ -28,6 +33,9 @@ func newTableBody(listSize int) (*tableBody, error) {
 			return nil, err
 		}
 		t.file, t.bw = f, bufio.NewWriterSize(f, 1<<20)
+		if os.Remove(f.Name()) != nil {
+			t.name = f.Name() // removed by discard
+		}
 	}
 	return t, nil
 }
@@ -62,6 +70,8 @@ func (t *tableBody) reader() (io.Reader, error) {
 func (t *tableBody) discard() {
 	if t != nil && t.file != nil {
 		t.file.Close()
-		os.Remove(t.file.Name())
+		if t.name != "" {
+			os.Remove(t.name)
+		}
 	}
 }
