@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"time"
@@ -83,21 +84,29 @@ func parseAge(s string) (age, bool) {
 	return age{}, false
 }
 
-// ageAdvanced says whether a live age may be the served one advanced by
-// at most elapsed: some true durations behind the two printed ages differ
-// by between 0 and elapsed.
-func ageAdvanced(live, served age, elapsed time.Duration) bool {
-	// live.true - served.true ranges over
+// window is the range the true difference between a live age and the
+// served one must fall in: the live age is rendered later than the
+// served one, by between lo and hi.
+type window struct{ lo, hi time.Duration }
+
+func (w window) String() string {
+	return fmt.Sprintf("[%s, %s]", w.lo.Round(time.Millisecond), w.hi.Round(time.Millisecond))
+}
+
+// ageAdvanced says whether some true durations behind the two printed
+// ages differ by an amount in w.
+func ageAdvanced(live, served age, w window) bool {
+	// live.true - served.true ranges over the open interval
 	// (live.lo - served.lo - served.gran, live.lo + live.gran - served.lo).
 	minDiff := live.lo - served.lo - served.gran
 	maxDiff := live.lo + live.gran - served.lo
-	return maxDiff > 0 && minDiff < elapsed
+	return minDiff < w.hi && maxDiff > w.lo
 }
 
 // agesAdvanced says whether the text live is the text served with every
-// age advanced by at most elapsed and nothing else changed, and how many
+// age advanced by an amount in w and nothing else changed, and how many
 // ages differed.
-func agesAdvanced(live, served string, elapsed time.Duration) (bool, int) {
+func agesAdvanced(live, served string, w window) (bool, int) {
 	if live == served {
 		return true, 0
 	}
@@ -114,11 +123,18 @@ func agesAdvanced(live, served string, elapsed time.Duration) (bool, int) {
 	n := 0
 	for i := range lt {
 		if lt[i] == st[i] {
+			// Equal ages must also fit the window: a served age that
+			// moved with the wall clock is a divergence where the
+			// printed precision can show it.
+			la, _ := parseAge(lt[i])
+			if !ageAdvanced(la, la, w) {
+				return false, 0
+			}
 			continue
 		}
 		la, ok1 := parseAge(lt[i])
 		sa, ok2 := parseAge(st[i])
-		if !ok1 || !ok2 || !ageAdvanced(la, sa, elapsed) {
+		if !ok1 || !ok2 || !ageAdvanced(la, sa, w) {
 			return false, 0
 		}
 		n++

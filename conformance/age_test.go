@@ -62,7 +62,7 @@ func TestAgeAdvanced(t *testing.T) {
 		if !ok1 || !ok2 {
 			t.Fatalf("%q or %q not an age", tc.live, tc.served)
 		}
-		if got := ageAdvanced(l, s, tc.elapsed); got != tc.want {
+		if got := ageAdvanced(l, s, window{0, tc.elapsed}); got != tc.want {
 			t.Errorf("live %s, served %s, %s elapsed: %v, want %v", tc.live, tc.served, tc.elapsed, got, tc.want)
 		}
 	}
@@ -83,9 +83,34 @@ func TestAgesAdvancedInText(t *testing.T) {
 		{"Running", "Pending", false, 0}, // no age at all
 		{"30s", "<unknown>", false, 0},
 	} {
-		ok, n := agesAdvanced(tc.live, tc.served, time.Minute)
+		ok, n := agesAdvanced(tc.live, tc.served, window{0, time.Minute})
 		if ok != tc.want || n != tc.n {
 			t.Errorf("%q vs %q: %v %d, want %v %d", tc.live, tc.served, ok, n, tc.want, tc.n)
+		}
+	}
+}
+
+// The lower bound of the window catches a served age that moved with the
+// clock: rendered at the query instead of the collection.
+func TestAgeWindowLowerBound(t *testing.T) {
+	w := window{lo: 130 * time.Second, hi: 145 * time.Second}
+	for _, tc := range []struct {
+		live, served string
+		want         bool
+	}{
+		{"2m19s", "2s", true},
+		{"2m19s", "2m18s", false}, // the served age advanced too
+		{"2m19s", "2m19s", false},
+		{"10h", "10h", true}, // an hour's precision hides two minutes
+		{"45m", "43m", true},
+		{"45m", "45m", false}, // a minute's precision shows two minutes
+		{"47m", "45m", true},
+		{"45m", "40m", false},
+	} {
+		l, _ := parseAge(tc.live)
+		s, _ := parseAge(tc.served)
+		if got := ageAdvanced(l, s, w); got != tc.want {
+			t.Errorf("live %s served %s in %s: %v, want %v", tc.live, tc.served, w, got, tc.want)
 		}
 	}
 }

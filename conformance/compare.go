@@ -54,8 +54,9 @@ func (r *CaseResult) Diverged() bool { return len(r.Divergences) > 0 }
 func (r *CaseResult) Failed() bool { return r.Diverged() && r.Baseline == "" }
 
 // compareOutputs compares what the two sides answered, after the case's
-// normalizations. elapsed bounds how far a live age may be ahead.
-func compareOutputs(c Case, live, served Output, elapsed time.Duration) ([]Divergence, map[string]int) {
+// normalizations. ages and clientAges bound how far a live age may be
+// ahead of the served one (see NormAges and NormClientAges).
+func compareOutputs(c Case, live, served Output, ages, clientAges window) ([]Divergence, map[string]int) {
 	if live.Err != nil || served.Err != nil {
 		var msgs []string
 		if live.Err != nil {
@@ -66,10 +67,11 @@ func compareOutputs(c Case, live, served Output, elapsed time.Duration) ([]Diver
 		}
 		return []Divergence{{Output: "run", Diff: strings.Join(msgs, "\n")}}, nil
 	}
-	n := newNormalizer(c.Normalize, elapsed)
+	n := newNormalizer(c.Normalize, ages, clientAges)
 	var out []Divergence
 	for _, what := range c.Compare {
 		var d string
+		n.violations = nil
 		switch what {
 		case "stdout":
 			d = textDiff(n, live.Stdout, served.Stdout)
@@ -83,6 +85,10 @@ func compareOutputs(c Case, live, served Output, elapsed time.Duration) ([]Diver
 			d = cmp.Diff(live.ContentType, served.ContentType)
 		case "body":
 			d = bodyDiff(n, live, served)
+		}
+		if len(n.violations) > 0 {
+			d = strings.TrimRight(d+"\n"+strings.Join(n.violations, "\n"), "\n")
+			d = strings.TrimLeft(d, "\n")
 		}
 		if d != "" {
 			out = append(out, Divergence{Output: what, Diff: d})

@@ -34,12 +34,15 @@
 // # What is forgiven
 //
 // Only values that truly move between the collection and the query, each
-// named by the check that allows it and counted in the report: ages that
-// advanced by no more than the time since the collection started (a live
-// age behind the served one never passes), the revision of lists and
-// tables, managedFields times, klog headers on kubectl's stderr, and, for
-// ComponentStatus only (which the server computes at each request in no
-// order), the order of rows. See Normalizations.
+// named by the check that allows it and counted in the report: ages the
+// server rendered, which must have advanced by the time between the
+// collection and the live query, no less (a served age that moves with
+// the clock is a divergence) and no more; ages kubectl computes itself,
+// ahead on the live side by at most the time between the two runs; the
+// revision of lists and tables; managedFields times; klog headers on
+// kubectl's stderr; and, for ComponentStatus only (which the server
+// computes at each request in no order), the order of rows. See
+// Normalizations.
 //
 // Divergences known and accepted are listed, each with its reason, in the
 // baseline (baseline.yaml, embedded, or a file of the user's); the gate

@@ -26,7 +26,7 @@ const e2eChecks = `checks:
   for: objects
   where: {resources: [pods], fixtures: true, perResource: 2}
   kubectl: [describe, "{{.Resource}}", "{{.Name}}", "{{.NamespaceFlag}}"]
-  normalize: [ages]
+  normalize: [clientAges]
 - name: raw-table
   for: resources
   where: {resources: [pods]}

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 )
 
 // The normalizations: the only differences between the live cluster and
@@ -14,12 +13,22 @@ import (
 // moves between the collection and the query. Each one that changes
 // something is counted and reported; none applies unless a check names it.
 const (
-	// NormAges: an age printed by HumanDuration (a table cell, "(10h
-	// ago)", describe's event ages) that is the served age advanced by no
-	// more than the time elapsed since the collection. The rest of the
-	// line must be the same. A live age behind the served one, or ahead by
-	// more than the elapsed time, is a divergence.
+	// NormAges: an age the server rendered into a table (a cell such as
+	// AGE or LAST SEEN, "7 (10h ago)"), as of the collection in the served
+	// bundle and as of the query on the live side. The live age must be
+	// the served one advanced by the time between the two renderings:
+	// between the end of the collection and the start of the live run,
+	// and the end of the live run and the start of the collection. The
+	// rest of the line must be the same. And where the printed precision
+	// shows it, an AGE column that did not advance is a divergence too:
+	// the served bundle's ages are frozen at the collection.
 	NormAges = "ages"
+	// NormClientAges: an age kubectl computes itself from a timestamp at
+	// the time it runs (describe, kubectl events), on both sides. The
+	// served side runs first, so the live age may be ahead by no more than
+	// the time between the start of the served run and the end of the
+	// live one, and never behind.
+	NormClientAges = "clientAges"
 	// NormResourceVersion: metadata.resourceVersion of a list or a Table
 	// (a JSON body), which is the store's revision at the time of the
 	// request and moves with every write anywhere in the cluster (the
@@ -43,7 +52,7 @@ const (
 )
 
 // Normalizations lists every normalization a check may name.
-var Normalizations = []string{NormAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix}
+var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix}
 
 func knownNormalization(n string) bool {
 	for _, k := range Normalizations {
@@ -57,13 +66,16 @@ func knownNormalization(n string) bool {
 // normalizer applies a case's normalizations and counts what each changed.
 type normalizer struct {
 	enabled map[string]bool
-	// elapsed bounds how far a live age may be ahead of the served one.
-	elapsed time.Duration
-	counts  map[string]int
+	// ages and clientAges are the windows of NormAges and NormClientAges.
+	ages, clientAges window
+	counts           map[string]int
+	// violations are what the normalizations found wrong in output that
+	// is otherwise equal (an AGE that did not advance).
+	violations []string
 }
 
-func newNormalizer(names []string, elapsed time.Duration) *normalizer {
-	n := &normalizer{enabled: map[string]bool{}, elapsed: elapsed, counts: map[string]int{}}
+func newNormalizer(names []string, ages, clientAges window) *normalizer {
+	n := &normalizer{enabled: map[string]bool{}, ages: ages, clientAges: clientAges, counts: map[string]int{}}
 	for _, name := range names {
 		n.enabled[name] = true
 	}
@@ -74,6 +86,29 @@ func (n *normalizer) count(name string, k int) {
 	if k > 0 {
 		n.counts[name] += k
 	}
+}
+
+// forgiveAges says whether live is served with its ages advanced as one
+// of the enabled age normalizations allows, and counts them.
+func (n *normalizer) forgiveAges(live, served string, cellwise bool) bool {
+	try := agesAdvanced
+	if cellwise {
+		try = cellsAgesAdvanced
+	}
+	for _, k := range []string{NormAges, NormClientAges} {
+		if !n.enabled[k] {
+			continue
+		}
+		w := n.ages
+		if k == NormClientAges {
+			w = n.clientAges
+		}
+		if ok, c := try(live, served, w); ok {
+			n.count(k, c)
+			return true
+		}
+	}
+	return false
 }
 
 var klogRE = regexp.MustCompile(`(?m)^[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\s+[0-9]+ ([^ \]]+:[0-9]+)\]`)
@@ -91,24 +126,21 @@ func (n *normalizer) text(live, served string) (string, string) {
 		}
 		live, served = l, s
 	}
-	if live == served {
-		return live, served
-	}
 	ll, sl := lines(live), lines(served)
-	if n.enabled[NormUnorderedRows] && len(ll) > 1 && len(sl) > 1 {
+	if live != served && n.enabled[NormUnorderedRows] && len(ll) > 1 && len(sl) > 1 {
 		ls, ss := sortedBody(ll), sortedBody(sl)
 		if !equalStrings(ls, ll) || !equalStrings(ss, sl) {
 			n.count(NormUnorderedRows, 1)
 		}
 		ll, sl = ls, ss
 	}
-	if n.enabled[NormAges] && len(ll) == len(sl) {
+	if n.enabled[NormAges] {
+		// Before any line is forgiven: only lines equal as printed.
+		n.checkFrozenAges(ll, sl)
+	}
+	if (n.enabled[NormAges] || n.enabled[NormClientAges]) && len(ll) == len(sl) {
 		for i := range ll {
-			if ll[i] == sl[i] {
-				continue
-			}
-			if ok, k := cellsAgesAdvanced(ll[i], sl[i], n.elapsed); ok {
-				n.count(NormAges, k)
+			if ll[i] != sl[i] && n.forgiveAges(ll[i], sl[i], true) {
 				ll[i] = sl[i]
 			}
 		}
@@ -116,12 +148,61 @@ func (n *normalizer) text(live, served string) (string, string) {
 	return strings.Join(ll, "\n"), strings.Join(sl, "\n")
 }
 
+// checkFrozenAges finds the rows whose AGE cell is the same on both sides
+// although the live one was rendered later by more than the printed
+// precision can hide: a served age that moves with the wall clock instead
+// of staying at the collection. Only the AGE column is checked; other
+// columns that look like ages may be durations (a finished Job's).
+func (n *normalizer) checkFrozenAges(ll, sl []string) {
+	if len(ll) != len(sl) {
+		return
+	}
+	col := -1
+	for i := range ll {
+		if isHeader(ll[i]) {
+			col = ageColumn(ll[i])
+			continue
+		}
+		if col < 0 || ll[i] != sl[i] || ll[i] == "" {
+			continue
+		}
+		cell := cellAt(ll[i], col)
+		a, ok := parseAge(cell)
+		if ok && !ageAdvanced(a, a, n.ages) {
+			n.violations = append(n.violations, fmt.Sprintf("AGE %s is the same on both sides, but the live table was rendered %s after the collection's: the served age moved with the clock\n  %s", cell, n.ages, ll[i]))
+		}
+	}
+}
+
+var ageHeaderRE = regexp.MustCompile(`(?:^|\s{2,})(AGE)(?:\s{2,}|$)`)
+
+// ageColumn is the offset of the AGE column in a header line, or -1.
+func ageColumn(header string) int {
+	m := ageHeaderRE.FindStringSubmatchIndex(header)
+	if m == nil {
+		return -1
+	}
+	return m[2]
+}
+
+// cellAt is the cell of an aligned line that starts at offset col.
+func cellAt(line string, col int) string {
+	if col >= len(line) || col > 0 && line[col-1] != ' ' {
+		return ""
+	}
+	rest := line[col:]
+	if i := strings.Index(rest, "  "); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.TrimSpace(rest)
+}
+
 // cellsAgesAdvanced compares two lines of kubectl's column output (or any
 // text) cell by cell, cells being separated by two or more spaces: the
 // columns of the live and the served output are aligned to different
 // widths when an age is longer on one side ("2m19s" and "2s"), so the
 // lines can only be compared cell by cell.
-func cellsAgesAdvanced(live, served string, elapsed time.Duration) (bool, int) {
+func cellsAgesAdvanced(live, served string, w window) (bool, int) {
 	lc, sc := cells(live), cells(served)
 	if len(lc) != len(sc) {
 		return false, 0
@@ -131,7 +212,7 @@ func cellsAgesAdvanced(live, served string, elapsed time.Duration) (bool, int) {
 		if lc[i] == sc[i] {
 			continue
 		}
-		ok, k := agesAdvanced(lc[i], sc[i], elapsed)
+		ok, k := agesAdvanced(lc[i], sc[i], w)
 		if !ok {
 			return false, 0
 		}
@@ -241,11 +322,8 @@ func (n *normalizer) walk(live, served any, path []string) {
 				continue
 			}
 			if ls, ok := lv.(string); ok {
-				if ss, ok := sv.(string); ok && ls != ss && n.enabled[NormAges] {
-					if ok, c := agesAdvanced(ls, ss, n.elapsed); ok {
-						l[k] = ss
-						n.count(NormAges, c)
-					}
+				if ss, ok := sv.(string); ok && ls != ss && n.forgiveAges(ls, ss, false) {
+					l[k] = ss
 				}
 				continue
 			}
@@ -258,11 +336,8 @@ func (n *normalizer) walk(live, served any, path []string) {
 		}
 		for i := range l {
 			if ls, ok := l[i].(string); ok {
-				if ss, ok := s[i].(string); ok && ls != ss && n.enabled[NormAges] {
-					if ok, c := agesAdvanced(ls, ss, n.elapsed); ok {
-						l[i] = ss
-						n.count(NormAges, c)
-					}
+				if ss, ok := s[i].(string); ok && ls != ss && n.forgiveAges(ls, ss, false) {
+					l[i] = ss
 				}
 				continue
 			}

@@ -18,7 +18,7 @@ web-ready     2/2     Running            0             2m19s   10.244.1.10
 crashloop     0/1     CrashLoopBackOff   7 (10h ago)   2s    10.244.1.11
 web-ready     2/2     Running            0             2s    10.244.1.10
 `
-	n := newNormalizer([]string{NormAges}, 150*time.Second)
+	n := newNormalizer([]string{NormAges}, window{0, 150 * time.Second}, window{})
 	l, s := n.text(live, served)
 	if l != s {
 		t.Fatalf("not equal after normalization:\n%s\n%s", l, s)
@@ -29,20 +29,20 @@ web-ready     2/2     Running            0             2s    10.244.1.10
 
 	// Anything else that changed is left for the diff.
 	live2 := strings.Replace(live, "Running ", "Pending ", 1)
-	if d := textDiff(newNormalizer([]string{NormAges}, 150*time.Second), live2, served); !strings.Contains(d, "Pend") || changedLine(d, "crashloop") {
+	if d := textDiff(newNormalizer([]string{NormAges}, window{0, 150 * time.Second}, window{}), live2, served); !strings.Contains(d, "Pend") || changedLine(d, "crashloop") {
 		t.Errorf("diff should show the web-ready line only:\n%s", d)
 	}
 
 	// Without the normalization, or with too little time elapsed, the
 	// ages are divergences.
-	if d := textDiff(newNormalizer(nil, time.Hour), live, served); d == "" {
+	if d := textDiff(newNormalizer(nil, window{0, time.Hour}, window{}), live, served); d == "" {
 		t.Error("ages forgiven without the normalization")
 	}
-	if d := textDiff(newNormalizer([]string{NormAges}, 100*time.Second), live, served); d == "" {
+	if d := textDiff(newNormalizer([]string{NormAges}, window{0, 100 * time.Second}, window{}), live, served); d == "" {
 		t.Error("ages 137s ahead forgiven when only 100s elapsed")
 	}
 	// A served age ahead of the live one is never forgiven.
-	if d := textDiff(newNormalizer([]string{NormAges}, time.Hour), served, live); d == "" {
+	if d := textDiff(newNormalizer([]string{NormAges}, window{0, time.Hour}, window{}), served, live); d == "" {
 		t.Error("a live age behind the served one was forgiven")
 	}
 }
@@ -50,12 +50,12 @@ web-ready     2/2     Running            0             2s    10.244.1.10
 func TestTextDescribeIndentation(t *testing.T) {
 	live := "Events:\n  Type    Reason   Age   From     Message\n  ----    ------   ----  ----     -------\n  Normal  Pulled   11s   kubelet  pulled\n"
 	served := "Events:\n  Type    Reason   Age   From     Message\n  ----    ------   ----  ----     -------\n  Normal  Pulled   10s   kubelet  pulled\n"
-	if d := textDiff(newNormalizer([]string{NormAges}, 5*time.Second), live, served); d != "" {
+	if d := textDiff(newNormalizer([]string{NormAges}, window{0, 5 * time.Second}, window{}), live, served); d != "" {
 		t.Errorf("diff:\n%s", d)
 	}
 	// Indentation is structure: a line moved out of its section differs.
 	moved := strings.Replace(live, "  Normal", "Normal", 1)
-	if d := textDiff(newNormalizer([]string{NormAges}, 5*time.Second), moved, served); d == "" {
+	if d := textDiff(newNormalizer([]string{NormAges}, window{0, 5 * time.Second}, window{}), moved, served); d == "" {
 		t.Error("a change of indentation was forgiven")
 	}
 }
@@ -63,12 +63,12 @@ func TestTextDescribeIndentation(t *testing.T) {
 func TestKlogPrefix(t *testing.T) {
 	live := "E1123 07:01:09.123456   12345 memcache.go:265] couldn't get current server API group list\n"
 	served := "E1123 07:01:10.654321   99 memcache.go:265] couldn't get current server API group list\n"
-	n := newNormalizer([]string{NormKlogPrefix}, 0)
+	n := newNormalizer([]string{NormKlogPrefix}, window{0, 0}, window{})
 	if l, s := n.text(live, served); l != s || n.counts[NormKlogPrefix] != 2 {
 		t.Errorf("got %q %q %v", l, s, n.counts)
 	}
 	other := "E1123 07:01:10.654321   99 cached_discovery.go:88] couldn't get current server API group list\n"
-	if d := textDiff(newNormalizer([]string{NormKlogPrefix}, 0), live, other); d == "" {
+	if d := textDiff(newNormalizer([]string{NormKlogPrefix}, window{0, 0}, window{}), live, other); d == "" {
 		t.Error("a different source line was forgiven")
 	}
 }
@@ -76,17 +76,17 @@ func TestKlogPrefix(t *testing.T) {
 func TestUnorderedRowsText(t *testing.T) {
 	live := "NAME                 STATUS\nscheduler            Unhealthy\ncontroller-manager   Unhealthy\netcd-0               Healthy\n"
 	served := "NAME                 STATUS\netcd-0               Healthy\nscheduler            Unhealthy\ncontroller-manager   Unhealthy\n"
-	n := newNormalizer([]string{NormUnorderedRows}, 0)
+	n := newNormalizer([]string{NormUnorderedRows}, window{0, 0}, window{})
 	if l, s := n.text(live, served); l != s || n.counts[NormUnorderedRows] != 1 {
 		t.Errorf("got\n%s\n%s\n%v", l, s, n.counts)
 	}
 	// -o name has no header: every line is a row.
-	n = newNormalizer([]string{NormUnorderedRows}, 0)
+	n = newNormalizer([]string{NormUnorderedRows}, window{0, 0}, window{})
 	if l, s := n.text("componentstatus/scheduler\ncomponentstatus/etcd-0\n", "componentstatus/etcd-0\ncomponentstatus/scheduler\n"); l != s {
 		t.Errorf("got\n%s\n%s", l, s)
 	}
 	// A row that differs still differs.
-	if d := textDiff(newNormalizer([]string{NormUnorderedRows}, 0), live, strings.Replace(served, "Healthy\n", "Unhealthy\n", 1)); d == "" {
+	if d := textDiff(newNormalizer([]string{NormUnorderedRows}, window{0, 0}, window{}), live, strings.Replace(served, "Healthy\n", "Unhealthy\n", 1)); d == "" {
 		t.Error("a changed row was forgiven")
 	}
 }
@@ -103,7 +103,7 @@ func decode(t *testing.T, s string) any {
 func TestJSONResourceVersion(t *testing.T) {
 	live := decode(t, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"900"},"items":[{"metadata":{"name":"a","resourceVersion":"12"}}]}`)
 	served := decode(t, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"528"},"items":[{"metadata":{"name":"a","resourceVersion":"12"}}]}`)
-	n := newNormalizer([]string{NormResourceVersion}, 0)
+	n := newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	n.json(live, served)
 	if d := cmpDiff(live, served); d != "" || n.counts[NormResourceVersion] != 1 {
 		t.Errorf("list revision not forgiven (%v):\n%s", n.counts, d)
@@ -112,7 +112,7 @@ func TestJSONResourceVersion(t *testing.T) {
 	// does not change, the served object must be the live one.
 	live = decode(t, `{"kind":"PodList","metadata":{"resourceVersion":"900"},"items":[{"metadata":{"name":"a","resourceVersion":"13"}}]}`)
 	served = decode(t, `{"kind":"PodList","metadata":{"resourceVersion":"528"},"items":[{"metadata":{"name":"a","resourceVersion":"12"}}]}`)
-	n = newNormalizer([]string{NormResourceVersion}, 0)
+	n = newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	n.json(live, served)
 	if d := cmpDiff(live, served); !strings.Contains(d, `"13"`) {
 		t.Errorf("an object's resourceVersion was forgiven:\n%s", d)
@@ -120,7 +120,7 @@ func TestJSONResourceVersion(t *testing.T) {
 	// A Table's revision moves the same way.
 	live = decode(t, `{"kind":"Table","metadata":{"resourceVersion":"900"},"rows":[]}`)
 	served = decode(t, `{"kind":"Table","metadata":{"resourceVersion":"528"},"rows":[]}`)
-	n = newNormalizer([]string{NormResourceVersion}, 0)
+	n = newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	n.json(live, served)
 	if d := cmpDiff(live, served); d != "" {
 		t.Errorf("table revision not forgiven:\n%s", d)
@@ -130,7 +130,7 @@ func TestJSONResourceVersion(t *testing.T) {
 func TestJSONManagedFieldsTimeAndAges(t *testing.T) {
 	live := decode(t, `{"kind":"Table","rows":[{"cells":["web","2m19s"],"object":{"metadata":{"name":"web","managedFields":[{"manager":"kubectl","time":"2026-11-23T07:00:00Z"}]}}}]}`)
 	served := decode(t, `{"kind":"Table","rows":[{"cells":["web","2s"],"object":{"metadata":{"name":"web","managedFields":[{"manager":"kubectl","time":"2026-11-23T06:00:00Z"}]}}}]}`)
-	n := newNormalizer([]string{NormManagedFieldsTime, NormAges}, 3*time.Minute)
+	n := newNormalizer([]string{NormManagedFieldsTime, NormAges}, window{0, 3 * time.Minute}, window{})
 	n.json(live, served)
 	if d := cmpDiff(live, served); d != "" || n.counts[NormManagedFieldsTime] != 1 || n.counts[NormAges] != 1 {
 		t.Errorf("counts %v, diff:\n%s", n.counts, d)
@@ -138,7 +138,7 @@ func TestJSONManagedFieldsTimeAndAges(t *testing.T) {
 	// A manager that changed is not a time.
 	live = decode(t, `{"metadata":{"managedFields":[{"manager":"kubectl","time":"2026-11-23T07:00:00Z"}]}}`)
 	served = decode(t, `{"metadata":{"managedFields":[{"manager":"helm","time":"2026-11-23T06:00:00Z"}]}}`)
-	n = newNormalizer([]string{NormManagedFieldsTime}, 0)
+	n = newNormalizer([]string{NormManagedFieldsTime}, window{0, 0}, window{})
 	n.json(live, served)
 	if d := cmpDiff(live, served); !changedLine(d, "helm") || changedLine(d, "time") {
 		t.Errorf("diff:\n%s", d)
@@ -148,7 +148,7 @@ func TestJSONManagedFieldsTimeAndAges(t *testing.T) {
 func TestJSONUnorderedItems(t *testing.T) {
 	live := decode(t, `{"kind":"ComponentStatusList","items":[{"metadata":{"name":"scheduler"}},{"metadata":{"name":"etcd-0"}}]}`)
 	served := decode(t, `{"kind":"ComponentStatusList","items":[{"metadata":{"name":"etcd-0"}},{"metadata":{"name":"scheduler"}}]}`)
-	n := newNormalizer([]string{NormUnorderedRows}, 0)
+	n := newNormalizer([]string{NormUnorderedRows}, window{0, 0}, window{})
 	n.json(live, served)
 	if d := cmpDiff(live, served); d != "" || n.counts[NormUnorderedRows] != 1 {
 		t.Errorf("counts %v, diff:\n%s", n.counts, d)
@@ -159,25 +159,25 @@ func TestCompareOutputs(t *testing.T) {
 	c := Case{Compare: []string{"stdout", "stderr", "exitCode"}, Normalize: []string{NormAges}}
 	live := Output{Stdout: "NAME   AGE\nweb    10m\n", Stderr: "Warning: v1 Endpoints is deprecated in v1.33+\n"}
 	served := Output{Stdout: "NAME   AGE\nweb    9m\n", ExitCode: 0}
-	divs, counts := compareOutputs(c, live, served, 2*time.Minute)
+	divs, counts := compareOutputs(c, live, served, window{0, 2 * time.Minute}, window{})
 	if len(divs) != 1 || divs[0].Output != "stderr" || counts[NormAges] != 1 {
 		t.Fatalf("got %+v %v", divs, counts)
 	}
-	divs, _ = compareOutputs(c, Output{ExitCode: 1}, Output{}, 0)
+	divs, _ = compareOutputs(c, Output{ExitCode: 1}, Output{}, window{}, window{})
 	if len(divs) != 1 || divs[0].Output != "exitCode" {
 		t.Fatalf("got %+v", divs)
 	}
 	r := Case{Compare: []string{"status", "contentType", "body"}}
 	divs, _ = compareOutputs(r,
 		Output{Status: 404, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found\n")},
-		Output{Status: 404, ContentType: "application/json", Body: []byte(`{"kind":"Status"}`)}, 0)
+		Output{Status: 404, ContentType: "application/json", Body: []byte(`{"kind":"Status"}`)}, window{}, window{})
 	if len(divs) != 2 || divs[0].Output != "contentType" || divs[1].Output != "body" {
 		t.Fatalf("got %+v", divs)
 	}
 	// JSON bodies compare as documents: spacing and key order do not matter.
 	divs, _ = compareOutputs(r,
 		Output{Status: 200, ContentType: "application/json", Body: []byte("{\n  \"b\": 1,\n  \"a\": [1, 2]\n}")},
-		Output{Status: 200, ContentType: "application/json", Body: []byte(`{"a":[1,2],"b":1}`)}, 0)
+		Output{Status: 200, ContentType: "application/json", Body: []byte(`{"a":[1,2],"b":1}`)}, window{}, window{})
 	if len(divs) != 0 {
 		t.Fatalf("got %+v", divs)
 	}
@@ -193,4 +193,55 @@ func changedLine(diff, text string) bool {
 		}
 	}
 	return false
+}
+
+// An AGE column that is the same on both sides, where its precision would
+// show the time between the collection and the query, is a served age
+// that moved with the clock.
+func TestFrozenAges(t *testing.T) {
+	out := "NAME   STATUS    AGE   IP\nweb    Running   2m19s   10.0.0.1\nold    Running   400d    10.0.0.2\n"
+	ages := window{lo: 130 * time.Second, hi: 145 * time.Second}
+	n := newNormalizer([]string{NormAges}, ages, window{})
+	n.text(out, out)
+	if len(n.violations) != 1 || !strings.Contains(n.violations[0], "2m19s") {
+		t.Errorf("violations %q", n.violations)
+	}
+	// The same output with kubectl's own ages (describe) is fine.
+	n = newNormalizer([]string{NormClientAges}, ages, window{0, time.Second})
+	n.text(out, out)
+	if len(n.violations) != 0 {
+		t.Errorf("client ages: violations %q", n.violations)
+	}
+	// A finished Job's DURATION is no age: only the AGE column is checked.
+	jobs := "NAME   STATUS     COMPLETIONS   DURATION   AGE\ndone   Complete   1/1           45s        10h\n"
+	n = newNormalizer([]string{NormAges}, ages, window{})
+	n.text(jobs, jobs)
+	if len(n.violations) != 0 {
+		t.Errorf("jobs: violations %q", n.violations)
+	}
+	// A line forgiven for its advanced ages is no frozen age.
+	live := "NAME   STATUS    AGE   IP\nweb    Running   2m19s   10.0.0.1\n"
+	served := "NAME   STATUS    AGE   IP\nweb    Running   2s   10.0.0.1\n"
+	n = newNormalizer([]string{NormAges}, ages, window{})
+	if l, s := n.text(live, served); l != s || len(n.violations) != 0 {
+		t.Errorf("forgiven line: violations %q", n.violations)
+	}
+	// compareOutputs reports the violation although the texts are equal.
+	divs, _ := compareOutputs(Case{Compare: []string{"stdout"}, Normalize: []string{NormAges}}, Output{Stdout: out}, Output{Stdout: out}, ages, window{})
+	if len(divs) != 1 || !strings.Contains(divs[0].Diff, "moved with the clock") {
+		t.Errorf("divergences %+v", divs)
+	}
+}
+
+func TestClientAges(t *testing.T) {
+	live := "Events:\n  Type    Reason   Age   From     Message\n  Normal  Pulled   12s   kubelet  pulled\n"
+	served := "Events:\n  Type    Reason   Age   From     Message\n  Normal  Pulled   11s   kubelet  pulled\n"
+	if d := textDiff(newNormalizer([]string{NormClientAges}, window{}, window{0, 2 * time.Second}), live, served); d != "" {
+		t.Errorf("diff:\n%s", d)
+	}
+	// Server-side ages, as of the collection minutes ago, would need the
+	// live age far ahead: a second is no such thing.
+	if d := textDiff(newNormalizer([]string{NormAges}, window{130 * time.Second, 145 * time.Second}, window{}), live, served); d == "" {
+		t.Error("a second's difference passed as the time since the collection")
+	}
 }

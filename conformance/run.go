@@ -295,6 +295,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("collect: %w", err)
 	}
+	collectEnd := time.Now()
 	res.Collect = sum
 	res.CollectedAt = sum.CollectedAt
 	res.KubernetesVersion = sum.KubernetesVersion
@@ -351,7 +352,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	logf("gate B: serving the bundle and running %d cases against both (%d at a time)", len(cases), o.Parallel)
 	res.Cases, res.ServeWarnings, err = runServerGate(ctx, serverGate{
 		bundle: bundleDir, live: c.Kubeconfig, kubectl: k, cases: cases,
-		parallel: o.Parallel, since: collectStart,
+		parallel: o.Parallel, collectStart: collectStart, collectEnd: collectEnd,
 	})
 	if err != nil {
 		return res, fmt.Errorf("gate B: %w", err)
@@ -435,7 +436,9 @@ type serverGate struct {
 	kubectl  *kubectl
 	cases    []Case
 	parallel int
-	since    time.Time // when the collection started: ages may have advanced since
+	// collectStart and collectEnd bound when the server rendered the
+	// tables the bundle holds.
+	collectStart, collectEnd time.Time
 }
 
 // runServerGate serves the bundle in process and runs every case against
@@ -496,15 +499,24 @@ func runServerGate(ctx context.Context, g serverGate) ([]*CaseResult, []string, 
 				var lo, so Output
 				// The served side first: an age kubectl computes itself
 				// (describe) can then only be ahead on the live side.
+				servedStart := time.Now()
 				if c.Request != nil {
 					so = servedRaw.do(ctx, c.Request)
-					lo = liveRaw.do(ctx, c.Request)
 				} else {
 					so = g.kubectl.run(ctx, served, c.Kubectl)
+				}
+				liveStart := time.Now()
+				if c.Request != nil {
+					lo = liveRaw.do(ctx, c.Request)
+				} else {
 					lo = g.kubectl.run(ctx, g.live, c.Kubectl)
 				}
-				elapsed := time.Since(g.since)
-				divs, counts := compareOutputs(c, lo, so, elapsed)
+				liveEnd := time.Now()
+				// The served tables were rendered during the collection,
+				// the live ones during the live run.
+				ages := window{lo: liveStart.Sub(g.collectEnd), hi: liveEnd.Sub(g.collectStart)}
+				clientAges := window{lo: 0, hi: liveEnd.Sub(servedStart)}
+				divs, counts := compareOutputs(c, lo, so, ages, clientAges)
 				results[i] = &CaseResult{Case: c, Divergences: divs, Counts: counts, Live: lo, Served: so, Duration: time.Since(t)}
 			}
 		}()

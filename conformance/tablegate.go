@@ -83,7 +83,7 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 		if !ok {
 			cr.Divergences = []Divergence{{Output: "table", Diff: "the upgrade synthesized no table for " + rel}}
 		} else {
-			n := newNormalizer(norms, o.ageSlack)
+			n := newNormalizer(norms, window{0, o.ageSlack}, window{})
 			cr.Divergences, err = compareTables(server[rel], got, n)
 			if err != nil {
 				cr.Divergences = []Divergence{{Output: "table", Diff: err.Error()}}

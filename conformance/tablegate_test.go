@@ -17,7 +17,7 @@ const serverTable = `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"
 
 func compareTablesText(t *testing.T, server, synth string, norms []string, slack time.Duration) ([]Divergence, *normalizer) {
 	t.Helper()
-	n := newNormalizer(norms, slack)
+	n := newNormalizer(norms, window{0, slack}, window{})
 	d, err := compareTables([]byte(server), []byte(synth), n)
 	if err != nil {
 		t.Fatal(err)

@@ -56,11 +56,14 @@ hard statuses) into namespaces of its own, collects a bundle, and then:
 
 The only differences forgiven are values that truly move between the
 collection and the query, each named in the checks and counted in the
-report: ages that advanced by no more than the time since the collection
-(ages), the revision of a list (resourceVersion), managedFields times,
-klog headers on stderr, and the order of ComponentStatus rows. Known
-divergences are accepted only through the baseline file, each with a reason;
-an entry that no longer happens fails the gate too.
+report: server-rendered ages, which must have advanced by the time between
+the collection and the query, no less and no more (ages); ages kubectl
+computes itself, which may be ahead on the live side, run second, by the
+time between the two runs (clientAges); the revision of a list or table
+(resourceVersion); managedFields times; klog headers on stderr; and the
+order of ComponentStatus rows, which the server computes at each request.
+Known divergences are accepted only through the baseline file, each with a
+reason; an entry that no longer happens fails the gate too.
 
 The live cluster:
   --local            kube-apiserver and etcd of the pinned release as local
