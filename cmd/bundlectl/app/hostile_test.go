@@ -1,0 +1,269 @@
+//go:build unix
+
+package app_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+)
+
+// hostileMaxRSS is the memory bound every command keeps on every hostile
+// bundle, gigabyte entries included: nothing is decoded above the decode
+// limit, and what is over it is streamed.
+const hostileMaxRSS = 256 << 20
+
+// TestHostileBundles runs inspect, upgrade and serve, each as the real
+// command in a child process, on every bundle of the hostile corpus. A
+// refused bundle is an error naming the bundle and its entry, with no
+// output, no kubeconfig and nothing in the temporary folder; a failsafe
+// case is a problem or warning naming the entry, with the upgraded bundle
+// holding every raw entry unchanged and serve serving the rest. No
+// command panics, writes outside its output, or grows past
+// hostileMaxRSS.
+func TestHostileBundles(t *testing.T) {
+	root := t.TempDir()
+	corpusDir := filepath.Join(root, "corpus")
+	corpus, err := contracttest.WriteHostileCorpus(corpusDir, contracttest.HostileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpusBefore := dirNames(t, corpusDir)
+	var mu sync.Mutex
+	peaks := map[string]int64{}
+	record := func(cmd string, r childResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		peaks[cmd] = max(peaks[cmd], r.peakRSS)
+	}
+	t.Run("corpus", func(t *testing.T) {
+		for _, h := range corpus {
+			t.Run(h.Name, func(t *testing.T) {
+				t.Parallel()
+				work := filepath.Join(root, "work-"+h.Name)
+				tmp := filepath.Join(root, "tmp-"+h.Name)
+				for _, d := range []string{work, tmp} {
+					if err := os.Mkdir(d, 0o700); err != nil {
+						t.Fatal(err)
+					}
+				}
+				env := []string{"TMPDIR=" + tmp, "HOME=" + work}
+				// The words an error or warning must hold.
+				named := []string{h.Want}
+				if h.Entry != "" {
+					named = append(named, fmt.Sprintf("%q", h.Entry))
+				}
+				if h.Failsafe {
+					named = []string{h.Rel, h.Want}
+				}
+				checkRSS := func(cmd string, r childResult) {
+					t.Helper()
+					record(cmd, r)
+					if r.peakRSS > hostileMaxRSS {
+						t.Errorf("%s: peak RSS %d MB, over the %d MB bound", cmd, r.peakRSS>>20, hostileMaxRSS>>20)
+					}
+				}
+				checkEmpty := func(what, dir string, except ...string) {
+					t.Helper()
+					for _, n := range dirNames(t, dir) {
+						if !slices.Contains(except, n) {
+							t.Errorf("%s left %s in %s", what, n, dir)
+						}
+					}
+				}
+
+				// inspect
+				r := runBundlectl(t, work, env, "inspect", h.Path)
+				checkRSS("inspect", r)
+				if h.Failsafe {
+					if r.code != 0 || !hasLine(r.stdout, named...) {
+						t.Errorf("inspect: exit %d, no problem line with %q:\n%s\n%s", r.code, named, r.stdout, r.stderr)
+					}
+				} else if r.code != 1 || !hasLine(r.stderr, append(named, "bundlectl: ", h.Path)...) {
+					t.Errorf("inspect: exit %d, want 1 and an error with %q:\n%s", r.code, named, r.stderr)
+				}
+				checkEmpty("inspect", work)
+				checkEmpty("inspect", tmp)
+
+				// upgrade
+				newPath := filepath.Join(work, "new.tar.gz")
+				r = runBundlectl(t, work, env, "upgrade", h.Path, newPath)
+				checkRSS("upgrade", r)
+				if h.Failsafe {
+					if r.code != 0 || !hasLine(r.stdout, named...) {
+						t.Errorf("upgrade: exit %d, no problem line with %q:\n%s\n%s", r.code, named, r.stdout, r.stderr)
+					} else {
+						old, upgraded := entrySums(t, h.Path), entrySums(t, newPath)
+						for _, e := range old {
+							if i := slices.Index(upgraded, e); i < 0 {
+								t.Errorf("upgrade: %s is not in the upgraded bundle unchanged", e)
+							} else {
+								upgraded = slices.Delete(upgraded, i, i+1)
+							}
+						}
+					}
+					checkEmpty("upgrade", work, "new.tar.gz")
+					os.Remove(newPath)
+				} else {
+					if r.code != 1 || !hasLine(r.stderr, append(named, "bundlectl: ", h.Path)...) {
+						t.Errorf("upgrade: exit %d, want 1 and an error with %q:\n%s", r.code, named, r.stderr)
+					}
+					checkEmpty("upgrade", work)
+				}
+				checkEmpty("upgrade", tmp)
+
+				// serve
+				kubeconfig := filepath.Join(work, "kubeconfig")
+				s := startServe(t, work, env, kubeconfig, h.Path)
+				if h.Failsafe {
+					if s.exited != nil {
+						t.Fatalf("serve: exit %d:\n%s", s.exited.code, s.exited.stderr)
+					}
+					if code := getFrom(t, kubeconfig, "/api/v1/namespaces/default/pods/"+contracttest.HostileGoodPod); code != http.StatusOK {
+						t.Errorf("serve: the good pod: %d", code)
+					}
+					r = s.stop(t)
+					if r.code != 0 || !hasLine(r.stderr, append(named, "warning: ")...) {
+						t.Errorf("serve: exit %d, no warning with %q:\n%s", r.code, named, r.stderr)
+					}
+				} else {
+					if s.exited == nil {
+						s.stop(t)
+						t.Fatal("serve served a bundle it should refuse")
+					}
+					r = *s.exited
+					if r.code != 1 || !hasLine(r.stderr, append(named, "bundlectl: ", h.Path)...) {
+						t.Errorf("serve: exit %d, want 1 and an error with %q:\n%s", r.code, named, r.stderr)
+					}
+				}
+				checkRSS("serve", r)
+				checkEmpty("serve", work)
+				checkEmpty("serve", tmp)
+			})
+		}
+	})
+	for _, h := range corpus {
+		for _, p := range h.Escapes {
+			if _, err := os.Lstat(p); !os.IsNotExist(err) {
+				t.Errorf("%s: %s was written", h.Name, p)
+			}
+		}
+	}
+	if after := dirNames(t, corpusDir); !slices.Equal(after, corpusBefore) {
+		t.Errorf("the corpus folder changed: %v, was %v", after, corpusBefore)
+	}
+	t.Logf("peak RSS over the corpus (bound %d MB): inspect %d MB, upgrade %d MB, serve %d MB",
+		hostileMaxRSS>>20, peaks["inspect"]>>20, peaks["upgrade"]>>20, peaks["serve"]>>20)
+}
+
+// hasLine says whether one line of out holds every word.
+func hasLine(out string, words ...string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		all := true
+		for _, w := range words {
+			if !strings.Contains(line, w) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// servingChild is `bundlectl serve` running in a child process.
+type servingChild struct {
+	done           chan struct{}
+	cmd            interface{ Signal(os.Signal) error }
+	result         childResult
+	exited         *childResult // set when serve ended before it served
+	stdout, stderr *bytes.Buffer
+}
+
+// startServe starts serve and waits until it writes the kubeconfig or
+// ends.
+func startServe(t *testing.T, dir string, env []string, kubeconfig string, bundles ...string) *servingChild {
+	t.Helper()
+	args := append([]string{"serve", "--write-kubeconfig", kubeconfig}, bundles...)
+	cmd := bundlectlCmd(t, dir, env, args...)
+	s := &servingChild{done: make(chan struct{}), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd = cmd.Process
+	go func() {
+		cmd.Wait()
+		s.result = childResult{code: cmd.ProcessState.ExitCode(), stdout: s.stdout.String(), stderr: s.stderr.String(), peakRSS: peakRSS(cmd.ProcessState)}
+		close(s.done)
+	}()
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case <-s.done:
+			r := s.result
+			checkNoPanic(t, r, args)
+			s.exited = &r
+			return s
+		case <-deadline:
+			cmd.Process.Kill()
+			<-s.done
+			t.Fatalf("serve did not start:\n%s", s.result.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if _, err := os.Stat(kubeconfig); err == nil {
+			return s
+		}
+	}
+}
+
+// stop interrupts serve as Ctrl-C does and waits for it to end.
+func (s *servingChild) stop(t *testing.T) childResult {
+	t.Helper()
+	s.cmd.Signal(syscall.SIGINT)
+	select {
+	case <-s.done:
+	case <-time.After(time.Minute):
+		s.cmd.Signal(syscall.SIGKILL)
+		<-s.done
+		t.Error("serve did not stop on SIGINT")
+	}
+	checkNoPanic(t, s.result, []string{"serve"})
+	return s.result
+}
+
+// getFrom sends a GET through a kubeconfig and returns the status code.
+func getFrom(t *testing.T, kubeconfig, path string) int {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Get(cfg.Host + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
