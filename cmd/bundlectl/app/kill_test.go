@@ -1,0 +1,152 @@
+//go:build linux
+
+package app_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+)
+
+// TestUpgradeKilled kills `bundlectl upgrade` of a generated bundle at
+// several points, with SIGKILL (nothing can clean up) and SIGINT (Ctrl-C).
+// Whenever it stops, OLD is unchanged and NEW does not exist. SIGINT
+// leaves nothing at all; SIGKILL leaves at most the one hidden partial
+// file beside NEW (.NEW.tmp-*) and nothing in the temporary folder: the
+// spool of a table has no name. An upgrade run afterwards gives a
+// complete NEW.
+func TestUpgradeKilled(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, contracttest.BundleRoot(contracttest.GeneratedAt)+".tar.gz")
+	// Lists of 1,000 pods (over 4 MB) have their tables spooled; the
+	// upgrade takes a couple of seconds on two cores.
+	spec := contracttest.BundleSpec{Pods: 4000, Namespaces: 4, Deployments: 50, Nodes: 10, Events: 1000,
+		LogBytesPerPod: 4096, CollectedAt: contracttest.GeneratedAt, Seed: 1}
+	if _, err := contracttest.WriteBundleFile(old, spec); err != nil {
+		t.Fatal(err)
+	}
+	oldSum := fileSum(t, old)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	newPath := filepath.Join(out, "new.tar.gz")
+	partial := func() string {
+		for _, n := range dirNames(t, out) {
+			if strings.HasPrefix(n, ".new.tar.gz.tmp-") {
+				return filepath.Join(out, n)
+			}
+		}
+		return ""
+	}
+	size := func(p string) int64 {
+		if fi, err := os.Stat(p); err == nil {
+			return fi.Size()
+		}
+		return -1
+	}
+	for _, tc := range []struct {
+		name   string
+		signal syscall.Signal
+		// when says, polled every few milliseconds, that the moment has come.
+		when func(pid int) bool
+	}{
+		{"SIGKILL while reading OLD", syscall.SIGKILL, func(int) bool { return true }},
+		{"SIGKILL once NEW's file exists", syscall.SIGKILL, func(int) bool { return partial() != "" }},
+		{"SIGKILL while a table is spooled", syscall.SIGKILL, func(pid int) bool { return spooling(pid) }},
+		{"SIGKILL at 1 MiB", syscall.SIGKILL, func(int) bool { return size(partial()) >= 1<<20 }},
+		{"SIGINT once NEW's file exists", syscall.SIGINT, func(int) bool { return partial() != "" }},
+		{"SIGINT at 1 MiB", syscall.SIGINT, func(int) bool { return size(partial()) >= 1<<20 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := bundlectlCmd(t, out, []string{"TMPDIR=" + tmp}, "upgrade", old, newPath)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			fired := false
+		poll:
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+				select {
+				case <-done:
+					break poll
+				default:
+				}
+				if tc.when(cmd.Process.Pid) {
+					cmd.Process.Signal(tc.signal)
+					fired = true
+					break
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+			<-done
+			if !fired {
+				t.Fatalf("the upgrade ended (exit %d) before the moment came:\n%s", cmd.ProcessState.ExitCode(), stderr.String())
+			}
+			checkNoPanic(t, childResult{stderr: stderr.String()}, cmd.Args)
+			if cmd.ProcessState.Success() {
+				t.Fatalf("the upgrade succeeded after %s", tc.signal)
+			}
+			if fileSum(t, old) != oldSum {
+				t.Fatal("OLD changed")
+			}
+			if _, err := os.Lstat(newPath); !os.IsNotExist(err) {
+				t.Errorf("NEW exists: %v", err)
+			}
+			left := dirNames(t, out)
+			switch {
+			case tc.signal == syscall.SIGINT && len(left) != 0:
+				t.Errorf("SIGINT left %v beside NEW", left)
+			case len(left) > 1 || len(left) == 1 && !strings.HasPrefix(left[0], ".new.tar.gz.tmp-"):
+				t.Errorf("SIGKILL left %v beside NEW, want at most one .new.tar.gz.tmp-*", left)
+			}
+			if left := dirNames(t, tmp); len(left) != 0 {
+				t.Errorf("left in the temporary folder: %v", left)
+			}
+			if p := partial(); p != "" {
+				os.Remove(p) // each kill is judged on its own
+			}
+			if tc.signal == syscall.SIGINT && !strings.Contains(stderr.String(), "bundlectl: ") {
+				t.Errorf("no error after SIGINT:\n%s", stderr.String())
+			}
+		})
+	}
+	r := runBundlectl(t, out, []string{"TMPDIR=" + t.TempDir()}, "upgrade", old, newPath)
+	if r.code != 0 {
+		t.Fatalf("the upgrade after the kills: exit %d\n%s", r.code, r.stderr)
+	}
+	upgraded := entrySums(t, newPath)
+	for _, e := range entrySums(t, old) {
+		if !slices.Contains(upgraded, e) {
+			t.Errorf("%s is not in NEW unchanged", e)
+		}
+	}
+}
+
+// spooling says whether a process holds a table spool open: a file named
+// bundlectl-table-*, already removed from its folder.
+func spooling(pid int) bool {
+	fds, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "fd", fd.Name()))
+		if err == nil && strings.Contains(target, "bundlectl-table-") && strings.HasSuffix(target, "(deleted)") {
+			return true
+		}
+	}
+	return false
+}
