@@ -15,7 +15,7 @@ import (
 	"github.com/bundlectl/bundlectl/contract/collect"
 )
 
-var update = flag.Bool("update", false, "rewrite builtin-discovery.json from a live kube-apiserver")
+var update = flag.Bool("update", false, "rewrite builtin-discovery.json and builtin-openapi.tar.zst from a live kube-apiserver")
 
 // The built-in discovery stands in for what a default kube-apiserver of
 // the pinned release serves: compare it with one, through the reference

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -314,9 +316,9 @@ func (p *pipeline) write() error {
 	return err
 }
 
-// writeDiscovery adds _meta/discovery.json, last: it describes everything
-// the stream held.
-func (p *pipeline) writeDiscovery(at time.Time) error {
+// writeDiscovery adds _meta/discovery.json, after the stream: it
+// describes everything the stream held.
+func (p *pipeline) writeDiscovery(at time.Time) (*contract.Discovery, error) {
 	version := p.kubernetesVersion()
 	d, problems := buildDiscovery(discoveryInput{groups: p.groups, resources: p.resource, stored: p.stored,
 		crds: p.r.crds, kubernetesVersion: version, collectedAt: at})
@@ -325,13 +327,56 @@ func (p *pipeline) writeDiscovery(at time.Time) error {
 	}
 	data, err := d.Marshal()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	hdr := newEntryHeader(entryName(p.b, contract.DiscoveryPath()), int64(len(data)), nil, at)
 	if err := p.w.WriteEntry(hdr, bytes.NewReader(data)); err != nil {
-		return err
+		return nil, err
 	}
 	p.sum.Discovery = "synthesized"
+	return d, nil
+}
+
+// writeOpenAPI adds _meta/openapi, last, for a bundle that has none: the
+// documents a server of the pinned release publishes for what discovery
+// advertises (synthesizeOpenAPI). A bundle with any OpenAPI file keeps
+// what it has.
+func (p *pipeline) writeOpenAPI(d *contract.Discovery, at time.Time) error {
+	for rel := range p.b.Names {
+		if c := contract.Classify(rel).Class; c == contract.ClassOpenAPIV3 || c == contract.ClassOpenAPIV2 {
+			p.sum.OpenAPI = "kept"
+			return nil
+		}
+	}
+	files, problems := synthesizeOpenAPI(d, p.r.crds)
+	for _, err := range problems {
+		p.sum.problem(path.Join(contract.MetaPath(), contract.OpenAPIDir), err)
+	}
+	if files == nil {
+		return nil
+	}
+	paths := make([]string, 0, len(files.v3))
+	for docPath := range files.v3 {
+		paths = append(paths, docPath)
+	}
+	sort.Strings(paths)
+	write := func(rel string, data []byte) error {
+		hdr := newEntryHeader(entryName(p.b, rel), int64(len(data)), nil, at)
+		return p.w.WriteEntry(hdr, bytes.NewReader(data))
+	}
+	for _, docPath := range paths {
+		if err := write(contract.OpenAPIV3Path(docPath), files.v3[docPath]); err != nil {
+			return err
+		}
+	}
+	if files.v2 != nil {
+		if err := write(contract.OpenAPIV2Path(), files.v2); err != nil {
+			return err
+		}
+		p.sum.OpenAPIV2 = true
+	}
+	p.sum.OpenAPI = "synthesized"
+	p.sum.OpenAPIDocuments = len(paths)
 	return nil
 }
 

@@ -28,6 +28,12 @@ type Summary struct {
 	TablesKept int `json:"tablesKept"`
 	// Discovery is "synthesized" or "kept".
 	Discovery string `json:"discovery"`
+	// OpenAPI is "synthesized" (OpenAPIDocuments /openapi/v3 documents
+	// made, and /openapi/v2 when OpenAPIV2), "kept", or "" when none could
+	// be made.
+	OpenAPI          string `json:"openapi"`
+	OpenAPIDocuments int    `json:"openapiDocuments"`
+	OpenAPIV2        bool   `json:"openapiV2"`
 	// Problems are files whose table could not be made, or metadata that
 	// could not be read; their raw entries are copied all the same.
 	Problems []contract.Problem `json:"problems"`
@@ -103,6 +109,18 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
 	fmt.Fprintf(&b, "  discovery.json:     %s\n", s.Discovery)
+	switch s.OpenAPI {
+	case "synthesized":
+		v2 := "and v2"
+		if !s.OpenAPIV2 {
+			v2 = "without v2"
+		}
+		fmt.Fprintf(&b, "  openapi:            synthesized, %d documents %s\n", s.OpenAPIDocuments, v2)
+	case "":
+		fmt.Fprintf(&b, "  openapi:            none\n")
+	default:
+		fmt.Fprintf(&b, "  openapi:            %s\n", s.OpenAPI)
+	}
 	if len(s.Problems) == 0 {
 		b.WriteString("Problems: none\n")
 	} else {

@@ -100,8 +100,8 @@ type RunOptions struct {
 }
 
 // Run streams every entry of b into w unchanged, with a table after each
-// raw list that has none and discovery.json at the end when the bundle
-// has none. It does not commit w.
+// raw list that has none, then discovery.json when the bundle has none,
+// then the OpenAPI documents when it has none. It does not commit w.
 func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
 	at, source, err := collectionTime(b, o.CollectedAt)
 	if err != nil {
@@ -120,12 +120,21 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 	if err := p.run(); err != nil {
 		return nil, err
 	}
+	var d *contract.Discovery
 	if b.DiscoveryJSON == nil {
-		if err := p.writeDiscovery(at); err != nil {
+		if d, err = p.writeDiscovery(at); err != nil {
 			return nil, err
 		}
 	} else {
 		sum.Discovery = "kept"
+		if d, err = contract.ParseDiscovery(b.DiscoveryJSON); err != nil {
+			sum.problem(contract.DiscoveryPath(), fmt.Errorf("%w; no OpenAPI documents are made", err))
+		}
+	}
+	if d != nil {
+		if err := p.writeOpenAPI(d, at); err != nil {
+			return nil, err
+		}
 	}
 	sum.finish()
 	return sum, nil

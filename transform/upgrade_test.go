@@ -89,13 +89,13 @@ func checkUpgrade(t *testing.T, in, out string) (tables map[string]bool) {
 			continue
 		}
 		rel := strings.TrimPrefix(name, b.Root+"/")
-		if after[name].typeflag == tar.TypeDir && rel == contract.MetaPath() {
-			continue // a folder bundle's new _meta folder
+		if after[name].typeflag == tar.TypeDir && (rel == contract.MetaPath() || strings.HasPrefix(rel, contract.MetaPath()+"/"+contract.OpenAPIDir)) {
+			continue // a folder bundle's new _meta and openapi folders
 		}
 		switch c := contract.Classify(rel); c.Class {
 		case contract.ClassTable:
 			tables[rel] = true
-		case contract.ClassDiscovery:
+		case contract.ClassDiscovery, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
 		default:
 			t.Errorf("unexpected new entry %s (%s)", name, c.Class)
 		}
@@ -118,8 +118,8 @@ func upgradeAgainIsANoOp(t *testing.T, upgraded string) {
 	t.Helper()
 	again := filepath.Join(t.TempDir(), filepath.Base(upgraded))
 	sum := upgrade(t, upgraded, again, transform.Options{})
-	if sum.Tables() != 0 || sum.Discovery != "kept" {
-		t.Errorf("second upgrade made %d tables, discovery %s", sum.Tables(), sum.Discovery)
+	if sum.Tables() != 0 || sum.Discovery != "kept" || sum.OpenAPI != "kept" {
+		t.Errorf("second upgrade made %d tables, discovery %s, openapi %s", sum.Tables(), sum.Discovery, sum.OpenAPI)
 	}
 	a, err1 := os.ReadFile(upgraded)
 	b, err2 := os.ReadFile(again)
