@@ -437,7 +437,20 @@ func mergeCRDsIntoV2(doc []byte, crdSpecs []*spec.Swagger) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	encode := func(v any) (json.RawMessage, error) { return json.Marshal(v) }
+	// The aggregator reads the apiextensions server's spec as JSON, so
+	// what the CRDs add is written as decoded from JSON (extensions as
+	// maps, keys in order), not as the builder's Go values.
+	encode := func(v any) (json.RawMessage, error) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		back := reflect.New(reflect.TypeOf(v)).Interface()
+		if err := json.Unmarshal(data, back); err != nil {
+			return nil, err
+		}
+		return json.Marshal(back)
+	}
 	for k, v := range merged.Paths.Paths {
 		if _, ok := s.paths[k]; !ok {
 			if s.paths[k], err = encode(v); err != nil {
