@@ -34,8 +34,16 @@ func TestLegacyDiscovery(t *testing.T) {
 			t.Errorf("%s: Content-Type %q", tc.path, ct)
 		}
 	}
-	for _, path := range []string{"/apis/nope", "/apis/nope/v1", "/api/v2", "/apis/apps/v2", "/apis/apps/v1/nopes", "/nope"} {
+	// As kube-apiserver 1.35.4 answers: a Status inside a known group, its
+	// mux's plain-text page outside every known group.
+	for _, path := range []string{"/api/v2", "/apis/apps/v2", "/apis/apps/v1/nopes"} {
 		wantStatus(t, get(t, srv, path), http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	}
+	for _, path := range []string{"/apis/nope", "/apis/nope/v1", "/apis/nope/v1/things", "/nope"} {
+		r := get(t, srv, path)
+		if r.code != http.StatusNotFound || r.body != "404 page not found\n" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Errorf("%s: %d %q %q", path, r.code, r.header.Get("Content-Type"), r.body)
+		}
 	}
 }
 

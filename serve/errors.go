@@ -70,6 +70,19 @@ func errReadOnly(verb string, gr schema.GroupResource, name string) *apierrors.S
 	}}
 }
 
+// errMethodNotAllowed is the server's generic 405, for a method it has no
+// route for on a path (PUT on a collection, DELETE on a resource that
+// cannot be deleted).
+func errMethodNotAllowed() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusMethodNotAllowed,
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Message: "the server does not allow this method on the requested resource",
+		Details: &metav1.StatusDetails{},
+	}}
+}
+
 // errNotAcceptable is the 406 of content negotiation.
 func errNotAcceptable(msg string) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,6 +48,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.authenticated(r) {
 		writeStatus(w, &metav1.Status{Code: http.StatusUnauthorized, Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized"})
+		return
+	}
+	if !isRead(r) && (path == "/version" || path == "/api" || path == "/apis" || strings.HasPrefix(path, "/openapi/")) {
+		refuseMethod(w)
 		return
 	}
 	switch {
@@ -110,6 +115,10 @@ func (s *server) authenticated(r *http.Request) bool {
 // version; every other path is the server's 404.
 func (s *server) serveNonResource(w http.ResponseWriter, r *http.Request, path string) {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if parts[0] != "api" && parts[0] != "apis" || parts[0] == "apis" && len(parts) > 1 && !s.x.hasGroup(parts[1]) {
+		notFoundPage(w)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		writeError(w, errNoRoute())
 		return
@@ -146,6 +155,10 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, info *req
 		return
 	}
 	if !s.x.hasGroupVersion(gv.String()) {
+		if gv.Group != "" && !s.x.hasGroup(gv.Group) {
+			notFoundPage(w)
+			return
+		}
 		writeError(w, errNoRoute())
 		return
 	}
@@ -182,12 +195,26 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, info *req
 		s.serveSubresource(w, r, req)
 		return
 	}
+	switch routeOf(info.Verb, api, req.name == "") {
+	case noRoute:
+		writeError(w, errNoRoute())
+		return
+	case noMethod:
+		writeError(w, errMethodNotAllowed())
+		return
+	}
 	switch info.Verb {
 	case "get":
 		s.get(w, r, req)
 	case "list":
 		s.list(w, r, req)
 	case "watch":
+		if !isRead(r) {
+			// A path under /watch/ takes its verb from the path, not the
+			// method; the server routes only GET there.
+			refuseMethod(w)
+			return
+		}
 		s.watch(w, r, req)
 	default:
 		refuseWrite(w, info.Verb, res.gr, req.name)
@@ -197,13 +224,22 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, info *req
 // serveSubresource serves pods/log and the status subresources, and
 // refuses the others with a clear message.
 func (s *server) serveSubresource(w http.ResponseWriter, r *http.Request, req *apiRequest) {
-	if _, _, ok := s.x.lookup(req.gvr.Group, req.gvr.Version, req.gvr.Resource, req.sub); !ok {
+	subAPI, _, ok := s.x.lookup(req.gvr.Group, req.gvr.Version, req.gvr.Resource, req.sub)
+	if !ok {
 		writeError(w, errNoRoute())
 		return
 	}
 	switch req.sub {
 	case "exec", "attach", "portforward", "proxy":
 		writeError(w, errNotServed(req.sub, req.res.gr, req.name))
+		return
+	}
+	switch routeOf(req.info.Verb, subAPI, false) {
+	case noRoute:
+		writeError(w, errNoRoute())
+		return
+	case noMethod:
+		writeError(w, errMethodNotAllowed())
 		return
 	}
 	if req.info.Verb != "get" {
@@ -220,8 +256,53 @@ func (s *server) serveSubresource(w http.ResponseWriter, r *http.Request, req *a
 	}
 }
 
-// refuseWrite answers every write with 405, naming the methods allowed.
+// refuseWrite answers a write the live server would have taken with 405,
+// naming the methods allowed.
 func refuseWrite(w http.ResponseWriter, verb string, gr schema.GroupResource, name string) {
 	w.Header().Set("Allow", "GET, HEAD")
 	writeError(w, errReadOnly(verb, gr, name))
+}
+
+// route is what kube-apiserver's router does with a request.
+type route int
+
+const (
+	routed   route = iota
+	noRoute        // no route for the path at all: 404
+	noMethod       // the path has routes, not for this method: 405
+)
+
+var (
+	objectVerbs     = []string{"get", "update", "patch", "delete", "watch"}
+	collectionVerbs = []string{"list", "watch", "create", "deletecollection"}
+)
+
+// routeOf tells how the server routes a verb on a resource's object path
+// or collection path: the installer registers a route for each verb that
+// discovery lists and that fits the path, and a path with no route at all
+// does not exist (create-only reviews have no object path).
+func routeOf(verb string, api metav1.APIResource, collection bool) route {
+	fits := objectVerbs
+	if collection {
+		fits = collectionVerbs
+	}
+	exists := false
+	for _, v := range fits {
+		if slices.Contains(api.Verbs, v) {
+			exists = true
+		}
+	}
+	switch {
+	case !exists:
+		return noRoute
+	case !slices.Contains(fits, verb) || !slices.Contains(api.Verbs, verb):
+		return noMethod
+	}
+	return routed
+}
+
+// notFoundPage is the server's answer for a path outside every API (an
+// unknown group included): its HTTP mux's plain-text 404.
+func notFoundPage(w http.ResponseWriter) {
+	http.NotFound(w, nil)
 }

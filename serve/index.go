@@ -174,6 +174,15 @@ func (x *Index) lookup(group, version, res, sub string) (metav1.APIResource, *re
 	return api, x.resources[schema.GroupResource{Group: group, Resource: res}], true
 }
 
+// hasGroup says whether discovery lists the group ("" is the core group).
+func (x *Index) hasGroup(group string) bool {
+	if group == "" {
+		return true
+	}
+	_, ok := x.discovery.groupByName[group]
+	return ok
+}
+
 // hasGroupVersion says whether discovery advertises gv.
 func (x *Index) hasGroupVersion(gv string) bool {
 	_, ok := x.groupVersions[gv]
