@@ -177,6 +177,7 @@ func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, 
 			r.columns = t.columns
 		}
 		objs := listObjects[t.key]
+		var prev *object
 		for i := range t.rows {
 			row := &t.rows[i]
 			var o *object
@@ -191,7 +192,11 @@ func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, 
 				o = objs[i]
 			}
 			if o != nil && o.row == nil {
-				o.row = &row.row
+				o.row, o.rowPos = &row.row, i
+				if prev != nil && prev.key > o.key {
+					r.rowOrdered = true
+				}
+				prev = o
 			}
 		}
 	}

@@ -55,8 +55,12 @@ type resource struct {
 	// Name and Created At are served then, as the server does for kinds
 	// without printers).
 	columns []byte
-	fields  *fieldIndex
-	gzipped gzipCache
+	// rowOrdered is set when a stored table lists its rows in an order of
+	// its own rather than the objects' (the printers sort FlowSchemas by
+	// precedence): tables then list their rows in that order.
+	rowOrdered bool
+	fields     *fieldIndex
+	gzipped    gzipCache
 }
 
 // object is one stored object, ready to be written in every form a client
@@ -78,6 +82,8 @@ type object struct {
 	metaStart, metaEnd int
 	labels             map[string]string
 	row                *tableRow
+	// rowPos is the row's position in its stored table.
+	rowPos int
 	// idx is the object's position in its resource, where its field
 	// selector values are kept.
 	idx int

@@ -105,7 +105,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 			writeError(w, err)
 			return
 		}
-		s.appendTable(b, req.res, t.groupVersion, meta, page, topts.IncludeObject, false)
+		s.appendTable(b, req.res, t.groupVersion, meta, req.res.rowOrder(page), topts.IncludeObject, false)
 		b.addString("\n")
 	default:
 		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind)))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -85,6 +87,24 @@ func (s *server) appendTable(b *body, res *resource, groupVersion string, meta [
 		b.add(closeBrace)
 	}
 	b.addString("]}")
+}
+
+// rowOrder puts a page of objects in the order their stored table lists
+// them, for resources whose printer orders rows itself. The server sorts
+// each page it prints, after storage has paginated in key order, and so
+// does this.
+func (r *resource) rowOrder(page []*object) []*object {
+	if !r.rowOrdered {
+		return page
+	}
+	sorted := slices.Clone(page)
+	slices.SortStableFunc(sorted, func(a, b *object) int {
+		if c := strings.Compare(a.namespace, b.namespace); c != 0 {
+			return c
+		}
+		return a.rowPos - b.rowPos
+	})
+	return sorted
 }
 
 // defaultCells are the default convertor's: the name and the creation

@@ -135,3 +135,49 @@ func TestRowsAtLoad(t *testing.T) {
 		t.Errorf("secrets: %v", secrets)
 	}
 }
+
+// A printer that orders rows itself (the FlowSchema list sorts by
+// precedence) leaves its order in the stored table: tables keep it, the
+// JSON list stays in key order.
+func TestTableRowsKeepTheStoredOrder(t *testing.T) {
+	files := servetest.Small()
+	path := contract.TablePath("nodes", "")
+	var table map[string]any
+	if err := json.Unmarshal(files[path], &table); err != nil {
+		t.Fatal(err)
+	}
+	rows := table["rows"].([]any)
+	slices.Reverse(rows)
+	data, err := json.Marshal(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[path] = data
+	srv := newHandlerServer(t, load(t, files.WriteDir(t, t.TempDir())))
+	names := func(r response) []string {
+		t.Helper()
+		var doc struct {
+			Rows []struct {
+				Object struct{ Metadata struct{ Name string } }
+			}
+			Items []struct{ Metadata struct{ Name string } }
+		}
+		if err := json.Unmarshal([]byte(r.body), &doc); err != nil {
+			t.Fatalf("%v: %s", err, r.body)
+		}
+		var out []string
+		for _, row := range doc.Rows {
+			out = append(out, row.Object.Metadata.Name)
+		}
+		for _, it := range doc.Items {
+			out = append(out, it.Metadata.Name)
+		}
+		return out
+	}
+	tableNames := names(get(t, srv, "/api/v1/nodes", "Accept: application/json;as=Table;v=v1;g=meta.k8s.io"))
+	listNames := names(get(t, srv, "/api/v1/nodes"))
+	slices.Reverse(listNames)
+	if len(tableNames) < 2 || !slices.Equal(tableNames, listNames) {
+		t.Errorf("table rows %v, list items %v: the table must keep its own (reversed) order", tableNames, listNames)
+	}
+}
