@@ -95,6 +95,82 @@ func TestEveryEndpointNeedsTheToken(t *testing.T) {
 	}
 }
 
+// Every write to a path the server serves is refused with 405 (404 where
+// kube-apiserver has no route for it); none succeeds anywhere. The self-reviews are the only POSTs answered (they
+// write nothing), and exec, attach, port-forward and proxy are refused as
+// connections (400).
+func TestWritesAreRefused(t *testing.T) {
+	x := load(t, smallBundle(t))
+	srv := newHandlerServer(t, x)
+	writes := []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	refused := 0
+	for _, path := range endpoints(t, x) {
+		for _, method := range writes {
+			r := do(t, srv, method, path, "Content-Type: application/json")
+			switch {
+			case strings.HasSuffix(strings.Split(path, "?")[0], "reviews") && method == http.MethodPost:
+				if r.code != http.StatusBadRequest && r.code != http.StatusCreated {
+					t.Errorf("%s %s: %d", method, path, r.code)
+				}
+			case r.code >= 200 && r.code < 300:
+				t.Errorf("%s %s succeeded: %d %s", method, path, r.code, r.body)
+			case r.code >= 500:
+				t.Errorf("%s %s: %d %s", method, path, r.code, r.body)
+			case isServed(x, path) && !isConnect(path):
+				// 405 as read-only; 404 where kube-apiserver has no route
+				// for the method (a review with a name).
+				if r.code != http.StatusMethodNotAllowed && r.code != http.StatusNotFound {
+					t.Errorf("%s %s: %d, want 405: %s", method, path, r.code, r.body)
+				}
+				if r.code == http.StatusMethodNotAllowed {
+					refused++
+				}
+			}
+		}
+	}
+	if refused < 100 {
+		t.Errorf("only %d writes to served paths tried", refused)
+	}
+}
+
+// isServed says whether a path of endpoints names a resource the bundle
+// serves (not a watch, which is a GET-only path).
+func isServed(x *Index, path string) bool {
+	path, _, _ = strings.Cut(path, "?")
+	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if len(parts) < 3 || parts[0] != "api" && parts[0] != "apis" {
+		return false
+	}
+	gv, rest := parts[1], parts[2:]
+	if parts[0] == "apis" {
+		if len(parts) < 4 {
+			return false
+		}
+		gv, rest = parts[1]+"/"+parts[2], parts[3:]
+	}
+	if len(rest) >= 2 && rest[0] == "namespaces" && len(rest) > 2 {
+		rest = rest[2:]
+	}
+	if len(rest) == 0 || rest[0] == "watch" || rest[0] == "proxy" {
+		return false
+	}
+	name := rest[0]
+	if len(rest) == 3 {
+		name += "/" + rest[2]
+	}
+	_, ok := x.groupVersions[gv][name]
+	return ok
+}
+
+func isConnect(path string) bool {
+	for _, sub := range []string{"/exec", "/attach", "/portforward", "/proxy"} {
+		if strings.HasSuffix(path, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // No request reads a file outside the loaded bundle: names, namespaces
 // and containers that climb out of a folder, encoded or not, reach
 // nothing, and nothing the server sends holds the file beside the bundle
