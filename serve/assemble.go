@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -75,7 +76,9 @@ func (l *loader) assemble() {
 	for _, r := range x.resources {
 		fillRows(r)
 	}
-	l.chooseFieldSets()
+	crds := l.crds()
+	l.chooseFieldSets(crds)
+	x.deprecations = deprecations(x.Discovery, x.Version, crds)
 	x.ResourceVersion = strconv.FormatUint(maxRV, 10)
 	sort.Strings(l.warnings)
 	x.Warnings = append(x.Warnings, l.warnings...)
@@ -202,34 +205,32 @@ func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, 
 	}
 }
 
-// crdSelectableFields reads, from the bundle's CustomResourceDefinitions,
-// the selectable fields of every version of every custom resource; a
-// version is a custom resource's exactly when it is in the map.
-func (l *loader) crdSelectableFields() map[schema.GroupVersionResource][]string {
-	out := map[schema.GroupVersionResource][]string{}
-	crds := l.x.resources[schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}]
-	if crds == nil {
-		return out
+// crds decodes the bundle's CustomResourceDefinitions, which tell what
+// the apiextensions server does besides listing custom resources
+// (selectable fields, deprecated versions).
+func (l *loader) crds() []apiextensionsv1.CustomResourceDefinition {
+	res := l.x.resources[schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}]
+	if res == nil {
+		return nil
 	}
-	for _, o := range crds.objects {
-		var crd struct {
-			Spec struct {
-				Group string `json:"group"`
-				Names struct {
-					Plural string `json:"plural"`
-				} `json:"names"`
-				Versions []struct {
-					Name             string `json:"name"`
-					SelectableFields []struct {
-						JSONPath string `json:"jsonPath"`
-					} `json:"selectableFields"`
-				} `json:"versions"`
-			} `json:"spec"`
-		}
+	var out []apiextensionsv1.CustomResourceDefinition
+	for _, o := range res.objects {
+		var crd apiextensionsv1.CustomResourceDefinition
 		if err := json.Unmarshal(o.item, &crd); err != nil {
 			l.warnings = append(l.warnings, fmt.Sprintf("customresourcedefinition %s: %v", o.name, err))
 			continue
 		}
+		out = append(out, crd)
+	}
+	return out
+}
+
+// crdSelectableFields reads, from the bundle's CustomResourceDefinitions,
+// the selectable fields of every version of every custom resource; a
+// version is a custom resource's exactly when it is in the map.
+func crdSelectableFields(crds []apiextensionsv1.CustomResourceDefinition) map[schema.GroupVersionResource][]string {
+	out := map[schema.GroupVersionResource][]string{}
+	for _, crd := range crds {
 		for _, v := range crd.Spec.Versions {
 			gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural}
 			paths := []string{}
@@ -248,8 +249,8 @@ func (l *loader) crdSelectableFields() map[schema.GroupVersionResource][]string 
 // kind's known set, a CRD's selectable fields, or the default
 // metadata.name and metadata.namespace. Then it extracts every object's
 // value of every label, so that no request decodes JSON.
-func (l *loader) chooseFieldSets() {
-	crdFields := l.crdSelectableFields()
+func (l *loader) chooseFieldSets(crds []apiextensionsv1.CustomResourceDefinition) {
+	crdFields := crdSelectableFields(crds)
 	for gv, list := range l.x.Discovery.Resources {
 		group, version := splitGroupVersion(gv)
 		for _, api := range list {

@@ -178,6 +178,7 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, info *req
 		return
 	}
 	req.api, req.res = api, res
+	s.warnDeprecated(w, gv, info.Resource, req.sub)
 	if info.Resource == "namespaces" {
 		req.namespace = ""
 	}

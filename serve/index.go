@@ -35,7 +35,10 @@ type Index struct {
 	groupVersions map[string]map[string]metav1.APIResource
 	logs          *logStore
 	discovery     *discoveryDocs
-	openapi       *openAPIDocs
+	// deprecations holds the Warning headers of every request to a
+	// deprecated API, by "group/version/resource[/subresource]".
+	deprecations map[string][]string
+	openapi      *openAPIDocs
 }
 
 // resource holds the objects of one group resource, whatever version each
