@@ -95,4 +95,3 @@ func (s *server) warnDeprecated(w http.ResponseWriter, gv schema.GroupVersion, r
 		}
 	}
 }
-
