@@ -77,6 +77,10 @@ func (l *loader) assemble() {
 		fillRows(r)
 	}
 	crds := l.crds()
+	x.customResources = map[schema.GroupResource]bool{}
+	for _, crd := range crds {
+		x.customResources[schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}] = true
+	}
 	l.chooseFieldSets(crds)
 	x.deprecations = deprecations(x.Discovery, x.Version, crds)
 	x.ResourceVersion = strconv.FormatUint(maxRV, 10)

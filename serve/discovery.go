@@ -12,6 +12,8 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -30,8 +32,12 @@ type discoveryDocs struct {
 	groupByName  map[string]metav1.APIGroup
 	// resourceLists are the APIResourceList bodies by group version.
 	resourceLists map[string][]byte
-	// aggregated are the APIGroupDiscoveryList bodies for /api and /apis.
+	// aggregated are the APIGroupDiscoveryList bodies for /api and /apis,
+	// offered in the formats (v2, v2beta1) the bundle's server offered.
 	aggregated map[string]aggregatedDoc
+	formats    map[string]bool
+	// custom are the resources of custom resource definitions.
+	custom map[schema.GroupResource]bool
 }
 
 type aggregatedDoc struct {
@@ -39,8 +45,14 @@ type aggregatedDoc struct {
 	etag        string
 }
 
-func buildDiscovery(d *contract.Discovery) (*discoveryDocs, error) {
-	docs := &discoveryDocs{groupByName: map[string]metav1.APIGroup{}, resourceLists: map[string][]byte{}, aggregated: map[string]aggregatedDoc{}}
+// buildDiscovery renders every discovery document once. custom holds the
+// resources served by the apiextensions server (from the bundle's CRDs),
+// whose aggregated entries it writes differently from the installer's;
+// v is the bundle's Kubernetes version, which decides the aggregated
+// formats its server offered.
+func buildDiscovery(d *contract.Discovery, v version.Info, custom map[schema.GroupResource]bool) (*discoveryDocs, error) {
+	docs := &discoveryDocs{groupByName: map[string]metav1.APIGroup{}, resourceLists: map[string][]byte{}, aggregated: map[string]aggregatedDoc{},
+		custom: custom, formats: aggregatedFormats(v)}
 	for _, g := range d.Groups {
 		if g.Name == "" {
 			for _, v := range g.Versions {
@@ -95,7 +107,7 @@ func (docs *discoveryDocs) versionsDiscovery(group string, versions []string, d 
 		gv := schema.GroupVersion{Group: group, Version: v}.String()
 		out = append(out, apidiscoveryv2.APIVersionDiscovery{
 			Version:   v,
-			Resources: toAggregatedResources(d.Resources[gv]),
+			Resources: toAggregatedResources(schema.GroupVersion{Group: group, Version: v}, d.Resources[gv], docs.custom),
 			Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
 		})
 	}
@@ -105,8 +117,10 @@ func (docs *discoveryDocs) versionsDiscovery(group string, versions []string, d 
 // toAggregatedResources is the apiserver's ConvertGroupVersionIntoToDiscovery
 // (k8s.io/apiserver/pkg/endpoints/installer.go), which lives in a package
 // too heavy to import: subresources are folded into their parent, and a
-// subresource whose parent is not listed gets an empty parent.
-func toAggregatedResources(list []metav1.APIResource) []apidiscoveryv2.APIResourceDiscovery {
+// subresource whose parent is not listed gets an empty parent. Custom
+// resources are written as the apiextensions discovery controller writes
+// them: their kind and their status subresource's carry the group version.
+func toAggregatedResources(gv schema.GroupVersion, list []metav1.APIResource, custom map[schema.GroupResource]bool) []apidiscoveryv2.APIResourceDiscovery {
 	var out []apidiscoveryv2.APIResourceDiscovery
 	parents := map[string]int{}
 	scope := func(r metav1.APIResource) apidiscoveryv2.ResourceScope {
@@ -119,10 +133,14 @@ func toAggregatedResources(list []metav1.APIResource) []apidiscoveryv2.APIResour
 		if strings.Contains(r.Name, "/") {
 			continue
 		}
+		kind := &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+		if custom[gv.WithResource(r.Name).GroupResource()] {
+			kind.Group, kind.Version = gv.Group, gv.Version
+		}
 		out = append(out, apidiscoveryv2.APIResourceDiscovery{
 			Resource:         r.Name,
 			Scope:            scope(r),
-			ResponseKind:     &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+			ResponseKind:     kind,
 			Verbs:            r.Verbs,
 			ShortNames:       r.ShortNames,
 			Categories:       r.Categories,
@@ -144,6 +162,9 @@ func toAggregatedResources(list []metav1.APIResource) []apidiscoveryv2.APIResour
 		s := apidiscoveryv2.APISubresourceDiscovery{Subresource: sub, Verbs: r.Verbs, ResponseKind: &metav1.GroupVersionKind{}}
 		if r.Kind != "" {
 			s.ResponseKind = &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+		}
+		if custom[gv.WithResource(parent).GroupResource()] && sub == "status" {
+			s.ResponseKind.Group, s.ResponseKind.Version = gv.Group, gv.Version
 		}
 		out[i].Subresources = append(out[i].Subresources, s)
 	}
@@ -173,13 +194,24 @@ func renderAggregated(items []apidiscoveryv2.APIGroupDiscovery) (aggregatedDoc, 
 	return aggregatedDoc{v2: append(v2, '\n'), v2beta1: append(v2beta1, '\n'), etag: fmt.Sprintf("%X", sha512.Sum512(v2))}, nil
 }
 
-// discoveryRestrictions accept only the aggregated discovery kinds, as the
-// server's aggregated.DiscoveryEndpointRestrictions do.
-type discoveryRestrictions struct{}
+// aggregatedFormats are the versions of aggregated discovery a server of
+// version v offered: v2beta1 from 1.26 (until AggregatedDiscoveryRemoveBetaType
+// turned it off by default in 1.33), v2 from 1.30. A bundle that does not
+// tell its version gets both.
+func aggregatedFormats(v version.Info) map[string]bool {
+	major, minor, err := deprecation.MajorMinor(v)
+	if err != nil || major != 1 {
+		return map[string]bool{"v2": true, "v2beta1": true}
+	}
+	return map[string]bool{"v2": minor >= 30, "v2beta1": minor >= 26 && minor < 33}
+}
 
-func (discoveryRestrictions) AllowsMediaTypeTransform(_, _ string, gvk *schema.GroupVersionKind) bool {
-	return gvk != nil && gvk.Group == "apidiscovery.k8s.io" && gvk.Kind == "APIGroupDiscoveryList" &&
-		(gvk.Version == "v2" || gvk.Version == "v2beta1")
+// discoveryRestrictions accept only the aggregated discovery kinds the
+// server offered, as its aggregated.DiscoveryEndpointRestrictions do.
+type discoveryRestrictions struct{ formats map[string]bool }
+
+func (d discoveryRestrictions) AllowsMediaTypeTransform(_, _ string, gvk *schema.GroupVersionKind) bool {
+	return gvk != nil && gvk.Group == "apidiscovery.k8s.io" && gvk.Kind == "APIGroupDiscoveryList" && d.formats[gvk.Version]
 }
 func (discoveryRestrictions) AllowsServerVersion(string) bool  { return false }
 func (discoveryRestrictions) AllowsStreamSchema(s string) bool { return s == "watch" }
@@ -191,7 +223,7 @@ func (s *server) serveRoot(w http.ResponseWriter, r *http.Request, path string) 
 	w.Header().Set("Vary", "Accept")
 	// An empty Accept is accepted without restrictions, so the conversion
 	// must be checked too.
-	if mt, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), jsonOnly, discoveryRestrictions{}); ok && mt.Convert != nil {
+	if mt, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), jsonOnly, discoveryRestrictions{formats: s.x.discovery.formats}); ok && mt.Convert != nil {
 		doc := s.x.discovery.aggregated[path]
 		quoted := strconv.Quote(doc.etag)
 		w.Header().Set("ETag", quoted)

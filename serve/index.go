@@ -35,6 +35,8 @@ type Index struct {
 	groupVersions map[string]map[string]metav1.APIResource
 	logs          *logStore
 	discovery     *discoveryDocs
+	// customResources are the resources the bundle's CRDs define.
+	customResources map[schema.GroupResource]bool
 	// deprecations holds the Warning headers of every request to a
 	// deprecated API, by "group/version/resource[/subresource]".
 	deprecations map[string][]string

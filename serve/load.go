@@ -42,7 +42,7 @@ func Load(ctx context.Context, b *contract.Bundle) (*Index, error) {
 	}
 	x.logs = l.logs
 	l.assemble()
-	if x.discovery, err = buildDiscovery(d); err == nil {
+	if x.discovery, err = buildDiscovery(d, x.Version, x.customResources); err == nil {
 		x.openapi, err = buildOpenAPI(x, l.openapiV3, l.openapiV2)
 	}
 	if err != nil {
