@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -69,13 +68,11 @@ func checkSchemaVersion(v string) error {
 }
 
 // Marshal encodes the document deterministically (map keys sorted by
-// encoding/json, resources of each group version in name order) so that
-// upgrading a bundle twice gives identical bytes.
+// encoding/json) so that upgrading a bundle twice gives identical bytes.
+// Resources stay in the order the server listed them: the apiextensions
+// server lists a custom resource's status before its scale, and clients
+// see that order.
 func (d *Discovery) Marshal() ([]byte, error) {
-	for gv := range d.Resources {
-		rs := d.Resources[gv]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Name < rs[j].Name })
-	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")

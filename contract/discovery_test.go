@@ -58,8 +58,8 @@ func TestDiscoveryMarshalIsDeterministic(t *testing.T) {
 	if string(a) != string(b) {
 		t.Errorf("marshal is not stable:\n%s\n%s", a, b)
 	}
-	if strings.Index(string(a), `"bindings"`) > strings.Index(string(a), `"pods"`) {
-		t.Errorf("resources are not sorted by name")
+	if strings.Index(string(a), `"bindings"`) < strings.Index(string(a), `"pods"`) {
+		t.Errorf("resources are not in the order the server listed them")
 	}
 	if r, ok := d.Resource("apps/v1", "deployments"); !ok || r.Kind != "Deployment" {
 		t.Errorf("Resource lookup: %+v %v", r, ok)

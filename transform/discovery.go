@@ -3,6 +3,7 @@ package transform
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -65,15 +66,17 @@ func buildDiscovery(in discoveryInput) (*contract.Discovery, []error) {
 		builtin := newBuiltinDiscovery()
 		d.Groups, d.Resources = builtin.Groups, builtin.Resources
 	}
-	for _, crd := range in.crds.all() {
+	// The server's order is kept; what is added comes after it, in an
+	// order that does not depend on how the upgrade's workers finished.
+	crds := in.crds.all()
+	sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
+	for _, crd := range crds {
 		addCRD(d, crd)
 	}
-	for _, s := range in.stored {
+	stored := slices.Clone(in.stored)
+	sort.Slice(stored, func(i, j int) bool { return stored[i].gvr.String() < stored[j].gvr.String() })
+	for _, s := range stored {
 		addStored(d, s)
-	}
-	for gv, rs := range d.Resources {
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Name < rs[j].Name })
-		d.Resources[gv] = rs
 	}
 	return d, problems
 }
