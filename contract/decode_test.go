@@ -99,3 +99,18 @@ func TestNotAListIsDistinguishable(t *testing.T) {
 		t.Errorf("err = %v, want ErrNotAList", err)
 	}
 }
+
+// A name that is not UTF-8 is read as Kubernetes' decoder reads it, with
+// U+FFFD for the bad bytes (found by FuzzDecodeList): the key that orders
+// and names the item is the one its table and server see.
+func TestDecodeListNotUTF8(t *testing.T) {
+	l, err := contract.DecodeList([]byte("[{\"kind\":\"P\xffd\",\"metadata\":{\"name\":\"0\xe8\",\"namespace\":\"n\"}}]"), contract.FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, name := l.ItemKey(0)
+	_, kind := l.ItemType(0)
+	if name != "0\uFFFD" || ns != "n" || kind != "P\uFFFDd" {
+		t.Errorf("read %q %q %q", ns, name, kind)
+	}
+}

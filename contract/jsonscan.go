@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Raw lists run to hundreds of megabytes, and decoding them into
@@ -173,11 +174,12 @@ func keyEquals(raw []byte, name string) bool {
 }
 
 // stringValue decodes a JSON string value; anything else gives "".
+// Bytes that are not UTF-8 become U+FFFD, as encoding/json decodes them.
 func stringValue(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
 		return string(v[1 : len(v)-1])
 	}
 	var s string
