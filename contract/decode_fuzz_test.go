@@ -1,0 +1,75 @@
+package contract_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	sigsjson "sigs.k8s.io/json"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// FuzzDecodeList decodes arbitrary bytes as every legacy list shape, in
+// JSON and YAML, and holds the one-pass scanner to encoding/json: a list
+// it accepts has items that are JSON objects, and each item's kind,
+// apiVersion, name and namespace are what encoding/json decodes (the last
+// of duplicated keys, escapes resolved). The kind check never panics.
+// Seeds: testdata/fuzz/FuzzDecodeList (every list shape of the example
+// bundle and the decode tests), and the cases below.
+func FuzzDecodeList(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"687"},"items":[{"metadata":{"name":"a","namespace":"n"}}]}`,
+		`{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a.b.c"}}]}`,
+		`[{"metadata":{"name":"a"}},{"kind":"Pod","metadata":{"name":"b","name":"c"}}]`,
+		`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default"}}`,
+		`{"items":[{"metadata":{"n\u0061me":"esc\"aped","namespace":"x"},"kind":"K\u0069nd"}]}`,
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Add([]byte("- apiVersion: velero.io/v1\n  kind: BackupStorageLocation\n  metadata:\n    name: default\n"), true)
+	f.Add([]byte("- metadata:\n    name: e\n  spec:\n    ip: ***HIDDEN***\n"), true)
+	f.Fuzz(func(t *testing.T, data []byte, yaml bool) {
+		defer watchdog(10 * time.Second)()
+		format := contract.FormatJSON
+		if yaml {
+			format = contract.FormatYAML
+		}
+		l, err := contract.DecodeList(data, format)
+		if err != nil {
+			return
+		}
+		for i, item := range l.Items {
+			if !json.Valid(item) || len(bytes.TrimSpace(item)) == 0 || bytes.TrimSpace(item)[0] != '{' {
+				t.Fatalf("item %d is not a JSON object: %q", i, item)
+			}
+			var want struct {
+				APIVersion any `json:"apiVersion"`
+				Kind       any `json:"kind"`
+				Metadata   struct {
+					Name      any `json:"name"`
+					Namespace any `json:"namespace"`
+				} `json:"metadata"`
+			}
+			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(item, &want); err != nil {
+				// metadata is not an object: DecodeList must have
+				// refused an item without a name.
+				t.Fatalf("item %d: %v, yet accepted: %s", i, err, item)
+			}
+			str := func(v any) string { s, _ := v.(string); return s }
+			ns, name := l.ItemKey(i)
+			apiVersion, kind := l.ItemType(i)
+			if name != str(want.Metadata.Name) || ns != str(want.Metadata.Namespace) || apiVersion != str(want.APIVersion) || kind != str(want.Kind) {
+				t.Fatalf("item %d: scanned %q %q %q %q, the decoder says %q %q %q %q: %s", i,
+					apiVersion, kind, ns, name, str(want.APIVersion), str(want.Kind), str(want.Metadata.Namespace), str(want.Metadata.Name), item)
+			}
+			if name == "" {
+				t.Fatalf("item %d without a name accepted: %s", i, item)
+			}
+		}
+		for _, rel := range []string{"cluster-resources/pods/default.json", "cluster-resources/custom-resources/w.example.com/default.json"} {
+			contract.CheckKinds(contract.Classify(rel), l)
+		}
+	})
+}
