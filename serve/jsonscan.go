@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The index keeps every object as compact JSON bytes and serves slices of
@@ -114,11 +115,12 @@ func member(obj []byte, name string) []byte {
 }
 
 // stringValue decodes a JSON string value; anything else gives "".
+// Bytes that are not UTF-8 become U+FFFD, as encoding/json decodes them.
 func stringValue(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
 		return string(v[1 : len(v)-1])
 	}
 	var s string
