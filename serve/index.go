@@ -85,8 +85,12 @@ type object struct {
 	typePrefix []byte
 	// metaStart and metaEnd delimit the metadata value inside item.
 	metaStart, metaEnd int
-	labels             map[string]string
-	row                *tableRow
+	// mfStart and mfEnd delimit, inside the metadata, the managedFields
+	// member with the comma that separates it, which kubectl's rows leave
+	// out (rowPolicy); mfEnd is 0 when the metadata has none.
+	mfStart, mfEnd int
+	labels         map[string]string
+	row            *tableRow
 	// rowPos is the row's position in its stored table.
 	rowPos int
 	// idx is the object's position in its resource, where its field

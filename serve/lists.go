@@ -46,7 +46,7 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 			return
 		}
 		meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: o.resourceVersion})
-		s.appendTable(b, req.res, t.groupVersion, meta, []*object{o}, opts.IncludeObject, false)
+		s.appendTable(b, req.res, t.groupVersion, meta, []*object{o}, rowPolicy(r, opts.IncludeObject), false)
 		b.addString("\n")
 	default:
 		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, req.api.Kind)))
@@ -87,7 +87,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	cacheKey := ""
 	if sel.empty() && len(page) == len(all) {
 		cache = &req.res.gzipped
-		cacheKey = strings.Join([]string{t.kind, t.groupVersion, req.gvr.Version, req.namespace, r.URL.Query().Get("includeObject")}, "|")
+		cacheKey = strings.Join([]string{t.kind, t.groupVersion, req.gvr.Version, req.namespace, r.URL.Query().Get("includeObject"), strconv.FormatBool(isKubectl(r.UserAgent()))}, "|")
 	}
 	b := &body{}
 	switch t.kind {
@@ -105,7 +105,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 			writeError(w, err)
 			return
 		}
-		s.appendTable(b, req.res, t.groupVersion, meta, req.res.rowOrder(page), topts.IncludeObject, false)
+		s.appendTable(b, req.res, t.groupVersion, meta, req.res.rowOrder(page), rowPolicy(r, topts.IncludeObject), false)
 		b.addString("\n")
 	default:
 		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind)))
@@ -274,16 +274,20 @@ func appendUnstructuredList(b *body, kind, apiVersion string, meta []byte, objs 
 // appendPartial renders an object as PartialObjectMetadata: its whole
 // ObjectMeta, as the server's meta.AsPartialObjectMetadata keeps it.
 func appendPartial(b *body, o *object, groupVersion string) {
-	switch groupVersion {
-	case metaV1:
-		b.add(partialV1)
-	case metaV1beta1:
-		b.add(partialBeta1)
-	default:
-		b.add(partialPrefix(groupVersion))
-	}
+	b.add(partialHead(groupVersion))
 	b.add(o.metadata())
 	b.add(closeBrace)
+}
+
+// partialHead opens a PartialObjectMetadata, up to its metadata.
+func partialHead(groupVersion string) []byte {
+	switch groupVersion {
+	case metaV1:
+		return partialV1
+	case metaV1beta1:
+		return partialBeta1
+	}
+	return partialPrefix(groupVersion)
 }
 
 func quote(s string) string {

@@ -62,7 +62,7 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 			writeError(w, err)
 			return
 		}
-		include = topts.IncludeObject
+		include = rowPolicy(r, topts.IncludeObject)
 	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
