@@ -129,7 +129,7 @@ func Run(ctx context.Context, o Options) (err error) {
 			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{creds.cert}, MinVersion: tls.VersionTLS12}
 			scheme = "https"
 		}
-		srv.Handler = uncompressedLoopback(NewHandler(x, hopts))
+		srv.Handler = NewHandler(x, hopts)
 		servers = append(servers, srv)
 		go func() {
 			serve := func() error { return srv.Serve(ln) }

@@ -282,24 +282,3 @@ func TestRunPort(t *testing.T) {
 		t.Errorf("servers %v, want %v", servers, want)
 	}
 }
-
-// Run answers the clients of this machine uncompressed, whatever they
-// accept (uncompressedLoopback).
-func TestRunUncompressedLoopback(t *testing.T) {
-	dir := servetest.ManyPods(200, 4).WriteDir(t, t.TempDir())
-	kubeconfig, _, _ := startRun(t, Options{Bundles: []string{dir}, InsecureHTTP: true})
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest(http.MethodGet, cfg.Host+"/api/v1/pods", nil)
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" || resp.ContentLength <= gzipThreshold {
-		t.Errorf("%s, Content-Encoding %q, %d bytes: want a plain body over %d bytes", resp.Status, resp.Header.Get("Content-Encoding"), resp.ContentLength, gzipThreshold)
-	}
-}

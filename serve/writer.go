@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -99,33 +97,6 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// plainKey marks a request to be answered uncompressed whatever it accepts.
-type plainKey struct{}
-
-// uncompressedLoopback answers the clients of this machine uncompressed.
-// Over loopback, compression saves no time and costs both ends CPU: a
-// client inflates at a few hundred MB/s, so a 57 MB list of 10,000 pods
-// costs kubectl or client-go a fifth of a second more than reading it
-// plain. Clients on other machines still get gzip, as from the server.
-func uncompressedLoopback(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Accept-Encoding") != "" && loopbackClient(r.RemoteAddr) {
-			r = r.WithContext(context.WithValue(r.Context(), plainKey{}, true))
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// loopbackClient says whether a request's remote address is on this machine.
-func loopbackClient(remoteAddr string) bool {
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // isPretty is the server's rule for indenting JSON: ?pretty=true, or a
 // browser or curl asking.
 func isPretty(r *http.Request) bool {
@@ -151,7 +122,7 @@ func respond(w http.ResponseWriter, r *http.Request, code int, contentType strin
 			cache = nil
 		}
 	}
-	if !acceptsGzip(r) || b.size <= gzipThreshold || r.Context().Value(plainKey{}) != nil {
+	if !acceptsGzip(r) || b.size <= gzipThreshold {
 		h.Set("Content-Length", strconv.Itoa(b.size))
 		w.WriteHeader(code)
 		b.writeTo(w)
