@@ -2,6 +2,7 @@ package transform
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,45 @@ func TestChunkedRenderingIsTheWholeTable(t *testing.T) {
 	for _, conv := range []Convertor{ConvertorPrinters, ConvertorCRD, ConvertorDefault} {
 		if !convertors[conv] {
 			t.Errorf("no list was rendered by the %s convertor", conv)
+		}
+	}
+}
+
+// A quantity the parser would spend hours on ("1e-999999999" computes
+// 10^999999999 exactly) makes its list a problem at once instead of
+// hanging the upgrade; found by FuzzRenderTable. Real quantities, dates,
+// addresses and names that start with digits are not mistaken for it.
+func TestRenderRefusesRunawayQuantities(t *testing.T) {
+	r := NewRenderer(time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC), &crdIndex{})
+	nodes := func(item string) List {
+		return List{GVR: nodesGVR, Kind: "Node", Items: []json.RawMessage{json.RawMessage(item)}}
+	}
+	for _, item := range []string{
+		`{"metadata":{"name":"a"},"status":{"allocatable":{"cpu":"1e-999999999"}}}`,
+		`{"metadata":{"name":"a"},"status":{"capacity":{"cpu":1e-999999999}}}`,
+		`{"metadata":{"name":"a"},"status":{"capacity":{"memory":"\u0031e-999999999"}}}`,
+		`{"metadata":{"name":"a"},"status":{"capacity":{"memory":"` + strings.Repeat("9", 5000) + `e-9"}}}`,
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := r.Render(nodes(item))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "item 0 (a)") || !strings.Contains(err.Error(), "quantity") {
+				t.Errorf("%.80s: %v", item, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%.80s: still rendering after 10 s", item)
+		}
+	}
+	for _, item := range []string{
+		`{"metadata":{"name":"1e5","creationTimestamp":"2025-11-20T09:00:00Z"},"status":{"capacity":{"cpu":"1e3","memory":"1.5Gi","pods":"110"},"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],"nodeInfo":{"kubeletVersion":"v1.35.4"}}}`,
+		`{"metadata":{"name":"b"},"status":{"capacity":{"cpu":"4","memory":"1e-3","ephemeral-storage":"1E"}}}`,
+	} {
+		if _, _, err := r.Render(nodes(item)); err != nil {
+			t.Errorf("%.80s: %v", item, err)
 		}
 	}
 }

@@ -82,6 +82,9 @@ type internalStorage struct {
 // to the internal version. The type is known from the list, so the codec's
 // extra pass over the bytes to find it is skipped.
 func (s internalStorage) decode(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if err := checkQuantities(raw); err != nil {
+		return nil, err
+	}
 	obj, err := s.scheme.New(gvk)
 	if err != nil {
 		return nil, err

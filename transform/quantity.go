@@ -1,0 +1,93 @@
+package transform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Bounds on what an item may hold where a resource.Quantity could be
+// read. The apimachinery parser computes 10^|exponent| exactly, so
+// "1e-999999999" in a node's capacity runs for hours and takes gigabytes
+// (1e-100000 takes a millisecond), and rendering a quantity of 100,000
+// digits takes seconds; no real quantity comes near either bound (kube-apiserver stores them in
+// canonical form, a few characters long).
+const (
+	maxQuantityExponent = 100000
+	maxQuantityDigits   = 1000
+)
+
+// checkQuantities refuses an item holding a string or a number that the
+// quantity parser would spend unbounded time on, before it is decoded
+// into its typed object. Other values are not looked at closely, so the
+// scan costs one pass over the bytes.
+func checkQuantities(raw []byte) error {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '"':
+			end, escaped := i+1, false
+			for end < len(raw) && raw[end] != '"' {
+				if raw[end] == '\\' {
+					escaped = true
+					end++
+				}
+				end++
+			}
+			s := string(raw[i+1 : min(end, len(raw))])
+			if escaped {
+				if json.Unmarshal(raw[i:min(end+1, len(raw))], &s) != nil {
+					s = ""
+				}
+			}
+			if err := checkQuantity(s); err != nil {
+				return err
+			}
+			i = end + 1
+		case c == '-' || c >= '0' && c <= '9':
+			end := i
+			for end < len(raw) && strings.IndexByte("0123456789.eE+-", raw[end]) >= 0 {
+				end++
+			}
+			if err := checkQuantity(string(raw[i:end])); err != nil {
+				return err
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+// checkQuantity looks at one value as the quantity parser would: a
+// number, then a suffix that may be an exponent.
+func checkQuantity(s string) error {
+	s = strings.TrimSpace(s)
+	n := strings.TrimLeft(s, "+-")
+	digits := 0
+	for digits < len(n) && (n[digits] >= '0' && n[digits] <= '9' || n[digits] == '.') {
+		digits++
+	}
+	if digits == 0 {
+		return nil
+	}
+	if digits > maxQuantityDigits {
+		return fmt.Errorf("the value %.40q... has %d digits, more than a quantity can have", s, digits)
+	}
+	suffix := n[digits:]
+	if len(suffix) < 2 || suffix[0] != 'e' && suffix[0] != 'E' {
+		return nil
+	}
+	exp := strings.TrimLeft(strings.TrimLeft(suffix[1:], "+-"), "0")
+	for _, c := range exp {
+		if c < '0' || c > '9' {
+			return nil // not a number the parser reads as an exponent
+		}
+	}
+	if e, err := strconv.Atoi(exp); len(exp) > 9 || err == nil && e > maxQuantityExponent {
+		return fmt.Errorf("the value %.40q has an exponent beyond ±%d, which no quantity can have", s, maxQuantityExponent)
+	}
+	return nil
+}
