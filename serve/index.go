@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -122,23 +123,45 @@ type tableRow struct {
 // -A) and compressing them costs more than sending them.
 type gzipCache struct {
 	mu     sync.Mutex
-	bodies map[string][]byte
+	bodies map[string]*gzipEntry
 }
 
-func (c *gzipCache) get(key string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.bodies[key]
-	return b, ok
+type gzipEntry struct {
+	once sync.Once
+	done atomic.Bool
+	body []byte
 }
 
-func (c *gzipCache) put(key string, b []byte) {
+// lookup returns the body cached under key once it is made.
+func (c *gzipCache) lookup(key string) ([]byte, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.bodies == nil {
-		c.bodies = map[string][]byte{}
+	e := c.bodies[key]
+	c.mu.Unlock()
+	if e == nil || !e.done.Load() {
+		return nil, false
 	}
-	c.bodies[key] = b
+	return e.body, true
+}
+
+// get returns the body cached under key, made by compress the first time:
+// concurrent first requests wait for one compression rather than each
+// making its own.
+func (c *gzipCache) get(key string, compress func() []byte) []byte {
+	c.mu.Lock()
+	e := c.bodies[key]
+	if e == nil {
+		if c.bodies == nil {
+			c.bodies = map[string]*gzipEntry{}
+		}
+		e = &gzipEntry{}
+		c.bodies[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		e.body = compress()
+		e.done.Store(true)
+	})
+	return e.body
 }
 
 // namespaceRange returns the objects of one namespace ("" for all): keys

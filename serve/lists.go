@@ -88,6 +88,12 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	if sel.empty() && len(page) == len(all) {
 		cache = &req.res.gzipped
 		cacheKey = strings.Join([]string{t.kind, t.groupVersion, req.gvr.Version, req.namespace, r.URL.Query().Get("includeObject"), strconv.FormatBool(isKubectl(r.UserAgent()))}, "|")
+		// Only a request that succeeded fills the cache, so a hit is
+		// answered before the body is put together again.
+		if z, ok := cache.lookup(cacheKey); ok && acceptsGzip(r) && !isPretty(r) {
+			writeGzipped(w, http.StatusOK, jsonType, z)
+			return
+		}
 	}
 	b := &body{}
 	switch t.kind {
