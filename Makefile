@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long demo conformance clean apiserver
+.PHONY: all build test lint bench bench-long fuzz demo conformance clean apiserver
 
 all: build
 
@@ -36,6 +36,20 @@ bench:
 # The long benchmarks: the upgrade's peak RSS on a generated 1 GB bundle.
 bench-long:
 	BUNDLECTL_BENCH_LONG=1 $(GO) test -run '^$$' -bench 'PeakRSS' -benchtime 1x -count 1 -timeout 60m ./transform/
+
+# Every fuzz target for FUZZTIME each (10 minutes by default), one after
+# the other; a crasher is written under the package's testdata/fuzz and
+# fails the run (commit it: it is then a regression input of the default
+# suite). FUZZ_PARALLEL caps the fuzzer's workers.
+FUZZTIME      ?= 10m
+FUZZ_PARALLEL ?= 2
+FUZZ_TARGETS  := contract:FuzzOpenArchive contract:FuzzDecodeList serve:FuzzSelectors serve:FuzzHandler transform:FuzzRenderTable
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t#*:}; \
+		echo "== $$fn ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZ_PARALLEL) ./$$pkg/; \
+	done
 
 # The main job on the example bundle the repo ships: upgrade it, then show
 # what the upgraded bundle holds.
