@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -119,7 +120,8 @@ func (docs *discoveryDocs) versionsDiscovery(group string, versions []string, d 
 // too heavy to import: subresources are folded into their parent, and a
 // subresource whose parent is not listed gets an empty parent. Custom
 // resources are written as the apiextensions discovery controller writes
-// them: their kind and their status subresource's carry the group version.
+// them: their kind and their status subresource's carry the group version,
+// and a group version of custom resources is sorted by resource.
 func toAggregatedResources(gv schema.GroupVersion, list []metav1.APIResource, custom map[schema.GroupResource]bool) []apidiscoveryv2.APIResourceDiscovery {
 	var out []apidiscoveryv2.APIResourceDiscovery
 	parents := map[string]int{}
@@ -167,6 +169,15 @@ func toAggregatedResources(gv schema.GroupVersion, list []metav1.APIResource, cu
 			s.ResponseKind.Group, s.ResponseKind.Version = gv.Group, gv.Version
 		}
 		out[i].Subresources = append(out[i].Subresources, s)
+	}
+	// The legacy list of a CRD group keeps the CRD lister's order, but
+	// the discovery controller sorts the aggregated one by resource.
+	allCustom := len(out) > 0
+	for _, r := range out {
+		allCustom = allCustom && custom[gv.WithResource(r.Resource).GroupResource()]
+	}
+	if allCustom {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Resource < out[j].Resource })
 	}
 	return out
 }

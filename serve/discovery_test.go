@@ -196,4 +196,14 @@ func TestAggregatedCustomResources(t *testing.T) {
 	if b := toAggregatedResources(gv, list, nil); b[0].ResponseKind.Group != "" {
 		t.Errorf("built-in %+v", b[0].ResponseKind)
 	}
+	// Custom resources are sorted by name, whatever the order of the
+	// legacy list (the CRD lister's); built-in ones keep the installer's.
+	unsorted := []metav1.APIResource{{Name: "widgets", Kind: "Widget"}, {Name: "gadgets", Kind: "Gadget"}, {Name: "widgets/status", Kind: "Widget"}}
+	custom := map[schema.GroupResource]bool{{Group: "example.com", Resource: "widgets"}: true, {Group: "example.com", Resource: "gadgets"}: true}
+	if c := toAggregatedResources(gv, unsorted, custom); len(c) != 2 || c[0].Resource != "gadgets" || c[1].Resource != "widgets" || len(c[1].Subresources) != 1 {
+		t.Errorf("custom resources in the order %+v", c)
+	}
+	if b := toAggregatedResources(gv, unsorted, nil); b[0].Resource != "widgets" {
+		t.Errorf("built-in resources in the order %+v", b)
+	}
 }
