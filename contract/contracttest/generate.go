@@ -1290,8 +1290,11 @@ func (g *generator) podStatus(p *gPod) corev1.PodStatus {
 			code, reason = 137, "ContainerStatusUnknown"
 			st.Phase = corev1.PodFailed
 			st.Reason = "Evicted"
+			// String caches the text in the Quantity: it is called on a
+			// copy, since the pods of a Deployment are built in parallel.
+			memReq := d.memReq
 			st.Message = fmt.Sprintf("The node was low on resource: memory. Threshold quantity: 100Mi, available: %dKi. Container %s was using %dKi, request is %s, has larger consumption of memory. ",
-				40000+r.IntN(60000), names[0], d.memLim.Value()/1024+int64(r.IntN(300000)), d.memReq.String())
+				40000+r.IntN(60000), names[0], d.memLim.Value()/1024+int64(r.IntN(300000)), memReq.String())
 		} else {
 			st.Phase = corev1.PodSucceeded
 		}
