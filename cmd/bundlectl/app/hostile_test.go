@@ -210,7 +210,7 @@ func startServe(t *testing.T, dir string, env []string, kubeconfig string, bundl
 	s.cmd = cmd.Process
 	go func() {
 		cmd.Wait()
-		s.result = childResult{code: cmd.ProcessState.ExitCode(), stdout: s.stdout.String(), stderr: s.stderr.String(), peakRSS: peakRSS(cmd.ProcessState)}
+		s.result = childResult{code: cmd.ProcessState.ExitCode(), stdout: s.stdout.String(), stderr: s.stderr.String(), peakRSS: peakRSS(cmd)}
 		close(s.done)
 	}()
 	deadline := time.After(2 * time.Minute)

@@ -3,6 +3,7 @@ package app_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -16,7 +17,9 @@ import (
 func TestMain(m *testing.M) {
 	os.Exit(testscript.RunMain(m, map[string]func() int{
 		"bundlectl": func() int {
-			return app.Main(os.Args[1:], app.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+			code := app.Main(os.Args[1:], app.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+			reportPeakRSS()
+			return code
 		},
 	}))
 }
@@ -50,4 +53,30 @@ func TestScripts(t *testing.T) {
 func hasCorpus(root string) bool {
 	_, err := os.Stat(filepath.Join(root, "..", "shared", "bundles", "SOURCES.md"))
 	return err == nil || os.Getenv("BUNDLECTL_CORPUS") != ""
+}
+
+// peakFileEnv names the file a bundlectl child writes its own peak RSS
+// to as it ends. The kernel's rusage cannot tell it: Go starts a child
+// with vfork, sharing the parent's memory until exec, and Linux records
+// the parent's peak at that exec as the child's, so a test binary that
+// has used 250 MB would see every child peak at 250 MB.
+const peakFileEnv = "BUNDLECTL_TEST_PEAK_FILE"
+
+// reportPeakRSS writes VmHWM of /proc/self/status ("123456 kB") to the
+// file peakFileEnv names, when it is set and the system has /proc.
+func reportPeakRSS() {
+	path := os.Getenv(peakFileEnv)
+	if path == "" {
+		return
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			os.WriteFile(path, []byte(strings.TrimSpace(v)), 0o600)
+			return
+		}
+	}
 }
