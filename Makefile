@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long fuzz demo conformance clean apiserver
+.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance clean apiserver
 
 all: build
 
@@ -36,6 +36,20 @@ bench:
 # The long benchmarks: the upgrade's peak RSS on a generated 1 GB bundle.
 bench-long:
 	BUNDLECTL_BENCH_LONG=1 $(GO) test -run '^$$' -bench 'PeakRSS' -benchtime 1x -count 1 -timeout 60m ./transform/
+
+# bundlectl against its real peers in one run (about 10 minutes): a
+# generated 10k-pod bundle served by bundlectl and loaded into the pinned
+# kube-apiserver, measured alternately; upgrade against a gzip round trip.
+# Prints `name bundlectl=<v> peer=<v> ratio=<peer/bundlectl>` per figure
+# and rewrites BENCHMARKS.md.
+bench-peers: apiserver build
+	BUNDLECTL_BENCH_PEERS=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) BENCHMARKS_MD=$(CURDIR)/BENCHMARKS.md \
+		$(GO) test -count=1 -run '^TestBenchPeers$$' -timeout 15m ./conformance/peers/
+
+# The long load run: 200 concurrent clients for 30 s against a served
+# 10k-pod bundle (the default suite runs a short one).
+load:
+	BUNDLECTL_LOAD_LONG=1 $(GO) test -count=1 -run '^TestLoad$$' -v -timeout 20m ./cmd/bundlectl/app/
 
 # Every fuzz target for FUZZTIME each (10 minutes by default), one after
 # the other; a crasher is written under the package's testdata/fuzz and
