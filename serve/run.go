@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +98,9 @@ func Run(ctx context.Context, o Options) (err error) {
 		cleanups = append(cleanups, cleanup)
 		indexes[i] = x
 	}
+	// Loading decoded whole files; hand back to the OS what the index
+	// does not keep, so that what serve holds is the index.
+	debug.FreeOSMemory()
 	var creds *credentials
 	if !o.InsecureHTTP {
 		if creds, err = newCredentials(certificateHosts(host)); err != nil {

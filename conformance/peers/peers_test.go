@@ -1,0 +1,196 @@
+package peers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/conformance/local/localtest"
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+)
+
+// TestBenchPeers is `make bench-peers`: the whole benchmark, run only
+// with BUNDLECTL_BENCH_PEERS=1. It prints one line per figure and writes
+// BENCHMARKS.md where BENCHMARKS_MD says (the Makefile gives the repo
+// root). BUNDLECTL_BIN is the bundlectl binary (built here when unset),
+// BUNDLECTL_PEERS_KUBECTL the kubectl (default: the newest kubectl.1.N
+// in the Cloud SDK's folder, else kubectl from PATH).
+func TestBenchPeers(t *testing.T) {
+	if os.Getenv("BUNDLECTL_BENCH_PEERS") != "1" {
+		t.Skip("set BUNDLECTL_BENCH_PEERS=1 (make bench-peers): generates 10k pods, loads them into kube-apiserver and measures for minutes")
+	}
+	binDir := localtest.RequireBinaries(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Options{
+		Bundlectl: bundlectlBinary(t),
+		Kubectl:   kubectlBinary(t),
+		BinDir:    binDir,
+		Log:       os.Stderr,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Print(rep.Lines())
+	if path := os.Getenv("BENCHMARKS_MD"); path != "" {
+		if err := os.WriteFile(path, []byte(rep.Markdown()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("wrote", path)
+	}
+	for _, f := range rep.Figures {
+		if met, ok := f.Met(); ok && !met {
+			// Reported, not failed: the figures are the product.
+			t.Logf("target missed: %s (%s)", f.Line(), f.Target.Text)
+		}
+	}
+}
+
+// TestPeersSmall runs the whole benchmark on the small bundle, once
+// each, so that the harness keeps working between benchmark runs.
+func TestPeersSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kube-apiserver")
+	}
+	binDir := localtest.RequireBinaries(t)
+	kubectl := kubectlBinary(t)
+	spec := contracttest.Small()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Options{
+		Bundlectl: bundlectlBinary(t), Kubectl: kubectl, BinDir: binDir, Spec: &spec,
+		Reps: 1, Gets: 2, Concurrent: 2, ConcurrentReps: 1, KubectlReps: 1, UpgradeReps: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range rep.Figures {
+		names = append(names, f.Name)
+		if f.Bundlectl <= 0 || math.IsNaN(f.Bundlectl) || f.Peer != "" && (f.PeerValue <= 0 || math.IsNaN(f.PeerValue)) {
+			t.Errorf("%s: no measurement", f.Line())
+		}
+	}
+	want := []string{"upgrade-s", "upgrade-vs-gzip-cli-s", "upgrade-peak-rss-MB", "table-list-s", "table-list-chunked-s", "json-list-s",
+		"table-get-s", "field-selected-s", "label-selected-s", "table-list-2-concurrent-s", "kubectl-get-pods-A-s", "rss-MB"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("figures:\n got %v\nwant %v", names, want)
+	}
+	md := rep.Markdown()
+	for _, s := range []string{"| `table-list-s`", "## The machine", "200 Pod", "prints the same NAMESPACE, NAME, READY and STATUS"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("BENCHMARKS.md lacks %q:\n%s", s, md)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	for _, c := range []struct {
+		f    Figure
+		want string
+	}{
+		{Figure{Name: "table-list-s", Peer: "kube-apiserver", Bundlectl: 0.0412, PeerValue: 0.83}, "table-list-s bundlectl=0.0412 peer=0.83 ratio=20.15"},
+		{Figure{Name: "rss-MB", Peer: "kube-apiserver", Bundlectl: 231.4, PeerValue: 4700}, "rss-MB bundlectl=231 peer=4700 ratio=20.31"},
+		{Figure{Name: "upgrade-peak-rss-MB", Bundlectl: 101.2}, "upgrade-peak-rss-MB bundlectl=101 peer=- ratio=-"},
+	} {
+		if got := c.f.Line(); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}
+
+func TestMet(t *testing.T) {
+	f := Figure{Peer: "p", Bundlectl: 1, PeerValue: 9.99, Target: Target{MinRatio: 10}}
+	if met, ok := f.Met(); !ok || met {
+		t.Errorf("ratio 9.99 against 10: met=%v ok=%v", met, ok)
+	}
+	f.PeerValue = 10
+	if met, _ := f.Met(); !met {
+		t.Error("ratio 10 against 10 is met")
+	}
+	f = Figure{Bundlectl: 2.6, Target: Target{MaxValue: 2.5}}
+	if met, ok := f.Met(); !ok || met {
+		t.Errorf("2.6 against at most 2.5: met=%v ok=%v", met, ok)
+	}
+	if _, ok := (Figure{Bundlectl: 1}).Met(); ok {
+		t.Error("a figure without a target has nothing to meet")
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}} {
+		if got := median(c.xs); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.xs, got, c.want)
+		}
+	}
+	if !math.IsNaN(median(nil)) {
+		t.Error("median of nothing is NaN")
+	}
+}
+
+func TestContinueOf(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5","continue":"abc"},"rows":[{"cells":[1]}]}`, "abc"},
+		{`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}`, ""},
+	} {
+		got, err := continueOf([]byte(c.body))
+		if err != nil || got != c.want {
+			t.Errorf("continueOf(%s) = %q, %v; want %q", c.body, got, err, c.want)
+		}
+	}
+	if _, err := continueOf([]byte(`[]`)); err == nil {
+		t.Error("an array has no continue")
+	}
+}
+
+// bundlectlBinary is BUNDLECTL_BIN or a bundlectl built for the test.
+func bundlectlBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("BUNDLECTL_BIN"); p != "" {
+		return p
+	}
+	out := filepath.Join(t.TempDir(), "bundlectl")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/bundlectl/bundlectl/cmd/bundlectl")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building bundlectl: %v\n%s", err, b)
+	}
+	return out
+}
+
+// kubectlDir holds the real kubectl of each minor version.
+const kubectlDir = "/usr/lib/google-cloud-sdk/bin"
+
+// kubectlBinary is BUNDLECTL_PEERS_KUBECTL, the newest kubectl.1.N in
+// kubectlDir, or kubectl from PATH.
+func kubectlBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("BUNDLECTL_PEERS_KUBECTL"); p != "" {
+		return p
+	}
+	matches, _ := filepath.Glob(filepath.Join(kubectlDir, "kubectl.1.*"))
+	sort.Slice(matches, func(i, j int) bool { return minor(matches[i]) < minor(matches[j]) })
+	if len(matches) > 0 {
+		return matches[len(matches)-1]
+	}
+	p, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skipf("no kubectl: %v", err)
+	}
+	return p
+}
+
+func minor(path string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "kubectl.1."))
+	return n
+}
