@@ -54,7 +54,8 @@ load:
 # Every fuzz target for FUZZTIME each (10 minutes by default), one after
 # the other; a crasher is written under the package's testdata/fuzz and
 # fails the run (commit it: it is then a regression input of the default
-# suite). FUZZ_PARALLEL caps the fuzzer's workers.
+# suite). FUZZ_PARALLEL caps the fuzzer's workers; go test's 10-minute
+# default timeout would end a 10-minute run, hence -timeout 0.
 FUZZTIME      ?= 10m
 FUZZ_PARALLEL ?= 2
 FUZZ_TARGETS  := contract:FuzzOpenArchive contract:FuzzDecodeList serve:FuzzSelectors serve:FuzzHandler transform:FuzzRenderTable
@@ -62,7 +63,7 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \
 		echo "== $$fn ($$pkg) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZ_PARALLEL) ./$$pkg/; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZ_PARALLEL) -timeout 0 ./$$pkg/; \
 	done
 
 # The main job on the example bundle the repo ships: upgrade it, then show

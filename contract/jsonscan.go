@@ -21,6 +21,10 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
+// structural marks the bytes skipValue stops at inside an object or
+// array: a table, since bytes.IndexAny builds its set on every call.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
 // skipValue returns the index just past the value that starts at data[i].
 func skipValue(data []byte, i int) int {
 	switch data[i] {
@@ -29,11 +33,12 @@ func skipValue(data []byte, i int) int {
 	case '{', '[':
 		depth := 0
 		for i < len(data) {
-			j := bytes.IndexAny(data[i:], `"{}[]`)
-			if j < 0 {
-				return len(data)
+			for i < len(data) && !structural[data[i]] {
+				i++
 			}
-			i += j
+			if i == len(data) {
+				return i
+			}
 			switch data[i] {
 			case '"':
 				i = skipString(data, i)

@@ -35,19 +35,20 @@ func checkQuantities(raw []byte) error {
 				}
 				end++
 			}
-			s := string(raw[i+1 : min(end, len(raw))])
-			if escaped {
-				if json.Unmarshal(raw[i:min(end+1, len(raw))], &s) != nil {
+			content := raw[i+1 : min(end, len(raw))]
+			if escaped || mayBeQuantity(content) {
+				s := string(content)
+				if escaped && json.Unmarshal(raw[i:min(end+1, len(raw))], &s) != nil {
 					s = ""
 				}
-			}
-			if err := checkQuantity(s); err != nil {
-				return err
+				if err := checkQuantity(s); err != nil {
+					return err
+				}
 			}
 			i = end + 1
 		case c == '-' || c >= '0' && c <= '9':
 			end := i
-			for end < len(raw) && strings.IndexByte("0123456789.eE+-", raw[end]) >= 0 {
+			for end < len(raw) && numberByte[raw[end]] {
 				end++
 			}
 			if err := checkQuantity(string(raw[i:end])); err != nil {
@@ -59,6 +60,26 @@ func checkQuantities(raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// numberByte marks the bytes of a JSON number.
+var numberByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true,
+	'7': true, '8': true, '9': true, '.': true, 'e': true, 'E': true, '+': true, '-': true}
+
+// mayBeQuantity says whether an unescaped string could start with a
+// number once trimmed: most strings (names, labels, images) cannot, and
+// are passed over without a copy.
+func mayBeQuantity(b []byte) bool {
+	for _, c := range b {
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			continue
+		case c >= 0x80:
+			return true // Unicode space, as strings.TrimSpace trims it: let checkQuantity look
+		}
+		return c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+	}
+	return false
 }
 
 // checkQuantity looks at one value as the quantity parser would: a
