@@ -29,8 +29,12 @@ const maxShift = 200 * 365 * 24 * time.Hour
 type clock struct{ at, now time.Time }
 
 // newClock reads the wall clock; the shifted times stay valid for almost
-// a second (see maxRenderTime).
-func newClock(at time.Time) clock { return clock{at: at, now: time.Now()} }
+// a second (see maxRenderTime). The monotonic reading is dropped, so that
+// the shifted times, the printers' time.Since and the check of how long a
+// render took all read the same wall clock: a virtual machine's wall
+// clock can jump while the monotonic one does not, and a jump the check
+// did not see would move every age.
+func newClock(at time.Time) clock { return clock{at: at, now: time.Now().Round(0)} }
 
 // maxRenderTime is how long after newClock a relative cell may be computed
 // and still fall in the right second.

@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +111,21 @@ func TestShiftJSONMovesOnlyDates(t *testing.T) {
 	}
 	if obj["list"].([]any)[1] != "not a date" || obj["empty"] != "" || obj["list"].([]any)[2] != int64(3) {
 		t.Errorf("non-dates changed: %v", obj)
+	}
+}
+
+// TestClockReadsTheWallClock checks that the shifted times carry no
+// monotonic reading: the printers' time.Since and the render-time check
+// must read the wall clock that the shift was made against.
+func TestClockReadsTheWallClock(t *testing.T) {
+	c := newClock(time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC))
+	shifted := c.shift(time.Date(2025, 11, 20, 9, 0, 0, 0, time.UTC))
+	for _, tm := range []time.Time{c.now, shifted} {
+		if strings.Contains(tm.String(), "m=") {
+			t.Errorf("%s has a monotonic reading", tm)
+		}
+	}
+	if got := time.Since(shifted).Truncate(time.Second); got != time.Hour {
+		t.Errorf("age %v, want 1h", got)
 	}
 }

@@ -306,7 +306,7 @@ func (r *Renderer) asOfCollection(render func(clock) error) error {
 		}
 		// Already-shifted times sit at the start of their second
 		// relative to c.now; moving them from c.now to a new now keeps that.
-		c = clock{at: c.now, now: time.Now()}
+		c = newClock(c.now)
 	}
 }
 
