@@ -120,13 +120,9 @@ func ReadInventory(path string) (*Inventory, error) {
 		case e.Class.Class != contract.ClassResourceList || !e.IsRegular() || contract.ShadowedYAML(b, e.Rel, e.Class):
 			return nil
 		}
-		data, err := e.ReadAll()
+		l, err := e.DecodeList()
 		if err != nil {
 			return err
-		}
-		l, err := contract.DecodeList(data, e.Class.Format)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Rel, err)
 		}
 		r := find(contract.ListGVR(e.Class, l))
 		if r == nil {

@@ -119,6 +119,20 @@ func (e *Entry) ReadAll() ([]byte, error) {
 	return data, nil
 }
 
+// DecodeList reads a raw list entry and decodes it (ReadAll, then the
+// package's DecodeList); an error names the entry.
+func (e *Entry) DecodeList() (*List, error) {
+	data, err := e.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	l, err := DecodeList(data, e.Class.Format)
+	if err != nil {
+		return nil, e.bundle.wrap(e.Name, err)
+	}
+	return l, nil
+}
+
 // Bundle is an opened bundle: its layout is known from a first pass over
 // the headers, and Walk streams the entries in a second pass. Memory does
 // not grow with the bundle's size, only with its number of entries.

@@ -2,6 +2,8 @@ package contract_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,5 +114,51 @@ func TestDecodeListNotUTF8(t *testing.T) {
 	_, kind := l.ItemType(0)
 	if name != "0\uFFFD" || ns != "n" || kind != "P\uFFFDd" {
 		t.Errorf("read %q %q %q", ns, name, kind)
+	}
+}
+
+// TestEntryDecodeList checks that a list read from a bundle decodes, and
+// that a list that does not names its entry.
+func TestEntryDecodeList(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"cluster-resources/pods/default.json": `{"kind":"PodList","items":[{"metadata":{"name":"a"}}]}`,
+		"cluster-resources/pods/broken.json":  `{"kind":"PodList","items":[`,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := contract.Open(dir, contract.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	seen := 0
+	err = b.Walk(func(e *contract.Entry) error {
+		if e.Class.Class != contract.ClassResourceList {
+			return nil
+		}
+		seen++
+		l, err := e.DecodeList()
+		var ee *contract.EntryError
+		switch e.Rel {
+		case "cluster-resources/pods/default.json":
+			if err != nil || len(l.Items) != 1 {
+				t.Errorf("%s: %v", e.Rel, err)
+			}
+		case "cluster-resources/pods/broken.json":
+			if !errors.As(err, &ee) || ee.Entry != e.Name || !strings.Contains(err.Error(), "invalid JSON") {
+				t.Errorf("%s: %v", e.Rel, err)
+			}
+		}
+		return nil
+	})
+	if err != nil || seen != 2 {
+		t.Fatalf("walk: %v, %d lists", err, seen)
 	}
 }

@@ -50,11 +50,7 @@ func TestHostileCorpus(t *testing.T) {
 				if !e.InRoot || e.Class.Class != contract.ClassResourceList || !e.IsRegular() {
 					return nil
 				}
-				data, err := e.ReadAll()
-				var l *contract.List
-				if err == nil {
-					l, err = contract.DecodeList(data, e.Class.Format)
-				}
+				l, err := e.DecodeList()
 				if err == nil {
 					err = contract.CheckKinds(e.Class, l)
 				}

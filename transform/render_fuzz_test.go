@@ -145,13 +145,9 @@ func exampleObjects(f *testing.F, root string, kinds []fuzzKind) []fuzzSeed {
 		if !ok {
 			return nil
 		}
-		data, err := e.ReadAll()
+		l, err := e.DecodeList()
 		if err != nil {
 			return err
-		}
-		l, err := contract.DecodeList(data, e.Class.Format)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Name, err)
 		}
 		for _, item := range l.Items {
 			seeds = append(seeds, fuzzSeed{k, item})

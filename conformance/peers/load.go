@@ -48,13 +48,9 @@ func readObjects(path string) (map[string][]json.RawMessage, error) {
 		if !e.InRoot || e.Class.Class != contract.ClassResourceList || !e.IsRegular() {
 			return nil
 		}
-		data, err := e.ReadAll()
+		l, err := e.DecodeList()
 		if err != nil {
 			return err
-		}
-		l, err := contract.DecodeList(data, e.Class.Format)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Rel, err)
 		}
 		kind := contract.ListKind(e.Class, l)
 		out[kind] = append(out[kind], l.Items...)
