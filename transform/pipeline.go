@@ -24,9 +24,9 @@ import (
 // The pipeline reads the bundle in stream order on the caller's goroutine,
 // renders tables on a pool of workers, and writes on one writer goroutine
 // in the order entries were read: each raw list is followed by its table.
-// A bounded queue between reader and writer bounds memory by a few
-// entries, and an entry too large to buffer is handed over as a stream
-// that the reader waits on.
+// The bytes read ahead of the writer are bounded by bufferBudget, and an
+// entry too large to buffer is handed over as a stream that the reader
+// waits on.
 
 // bufferLimit is the size up to which entries that need no table are read
 // into memory, so that reading runs ahead of writing.
@@ -37,6 +37,12 @@ const bufferLimit = 1 << 20
 // With the renderer's chunks, it keeps memory to the largest file plus a
 // few tens of megabytes, whatever the bundle's size.
 const bufferBudget = 32 << 20
+
+// queueLength bounds the entries between reader and writer. It is not what
+// bounds memory (bufferBudget is): it must be long enough that the small
+// entries queued behind a list whose table is being rendered do not stop
+// the reader from handing the next list to an idle worker.
+const queueLength = 4096
 
 type pipeline struct {
 	ctx    context.Context
@@ -85,7 +91,7 @@ func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r 
 	ctx, cancel := context.WithCancelCause(ctx)
 	workers := runtime.GOMAXPROCS(0)
 	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum,
-		queue: make(chan *item, 2*workers+2), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
+		queue: make(chan *item, queueLength), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
 		budget:   semaphore.NewWeighted(bufferBudget),
 		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
 }

@@ -80,7 +80,9 @@ type internalStorage struct {
 // reads (versioning codec over the JSON serializer): unmarshal it into its
 // versioned type, decode nested objects, apply the defaults and convert it
 // to the internal version. The type is known from the list, so the codec's
-// extra pass over the bytes to find it is skipped.
+// extra pass over the bytes to find it is skipped. The conversion is the
+// codec's unsafe one (runtime.UnsafeObjectConvertor): the internal object
+// may share memory with the versioned one, which nothing else holds.
 func (s internalStorage) decode(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
 	if err := checkQuantities(raw); err != nil {
 		return nil, err
@@ -98,7 +100,7 @@ func (s internalStorage) decode(raw []byte, gvk schema.GroupVersionKind) (runtim
 		}
 	}
 	s.scheme.Default(obj)
-	return s.scheme.ConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
+	return s.scheme.UnsafeConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
 }
 
 // printerStorage is every built-in storage that renders with the printers
