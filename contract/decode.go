@@ -70,7 +70,7 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("empty file: %w", ErrNotAList)
 	}
-	if !json.Valid(data) {
+	if !ValidJSON(data) {
 		return nil, invalidJSON(data)
 	}
 	switch data[0] {
@@ -88,7 +88,7 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	return nil, fmt.Errorf("top-level JSON value is not an array or object: %w", ErrNotAList)
 }
 
-// invalidJSON says where JSON that json.Valid refused goes wrong.
+// invalidJSON says where JSON that ValidJSON refused goes wrong.
 func invalidJSON(data []byte) error {
 	var v json.RawMessage
 	if err := json.Unmarshal(data, &v); err != nil {
@@ -204,7 +204,7 @@ func CheckKinds(c Classification, l *List) error {
 func ItemMeta(item json.RawMessage) (ItemTypeMeta, error) {
 	var tm ItemTypeMeta
 	item = bytes.TrimSpace(item)
-	if len(item) == 0 || item[0] != '{' || !json.Valid(item) {
+	if len(item) == 0 || item[0] != '{' || !ValidJSON(item) {
 		return tm, fmt.Errorf("item is not a JSON object: %w", ErrNotAList)
 	}
 	tm.APIVersion, tm.Kind = stringValue(member(item, "apiVersion")), stringValue(member(item, "kind"))

@@ -9,7 +9,7 @@ import (
 // Raw lists run to hundreds of megabytes, and decoding them into
 // json.RawMessage slices and then each item into a struct to read its
 // name scans every byte four times. These helpers walk JSON that
-// json.Valid has accepted, whitespace and all, in one cheap pass without
+// ValidJSON has accepted, whitespace and all, in one cheap pass without
 // decoding it, so that items keep the bytes they were stored with.
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -262,7 +262,7 @@ func (l *loader) decode(j job) {
 // served.
 func (l *loader) addOpenAPI(j job) {
 	data := bytes.TrimSpace(j.data)
-	if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
+	if len(data) == 0 || data[0] != '{' || !contract.ValidJSON(data) {
 		l.warn(j.rel, errors.New("not a JSON object; not served"))
 		return
 	}

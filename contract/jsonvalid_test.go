@@ -1,0 +1,106 @@
+package contract_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+)
+
+// validCases are inputs on every edge of the grammar; each is checked
+// against encoding/json.Valid, so the expectation is not ours.
+var validCases = []string{
+	``, ` `, `{}`, `[]`, ` [ ] `, `{"a":1}`, `{"a" : [1, 2.5, -0.1e+3, "x", true, false, null, {}, []]}`,
+	`"\u00e9\n\"\\\/\b\f\r\t"`, `"\u00zz"`, `"\u12"`, `"\x"`, "\"a\tb\"", "\"\x7f\xff\xfe\"", `"abc`, `"abc\`,
+	`0`, `-0`, `01`, `-`, `1.`, `.5`, `1e`, `1e+`, `1E-07`, `1.5e3x`, `+1`, `00`, `-01`, `0.0e0`,
+	`true`, `tru`, `truex`, `nul`, `null null`, `[1,]`, `[,1]`, `{"a":1,}`, `{,}`, `{"a"}`, `{"a":}`,
+	`{1:2}`, `{"a":1 "b":2}`, `[1 2]`, `[1}`, `{"a":1]`, `]`, `}`, `[[[]]]`, `[[[]]`, "\ufeff{}",
+	"{\"a\":\n\t1\r}", `[{"a":[{"b":{}}]}]`, `{"a":"b","c":{"d":[]}}` + ` x`,
+}
+
+func TestValidJSON(t *testing.T) {
+	cases := append([]string(nil), validCases...)
+	// encoding/json refuses nesting beyond 10,000 levels, empty
+	// containers included.
+	for _, depth := range []int{9999, 10000, 10001} {
+		cases = append(cases,
+			strings.Repeat("[", depth)+strings.Repeat("]", depth),
+			strings.Repeat(`{"a":`, depth-1)+"{}"+strings.Repeat("}", depth-1),
+			strings.Repeat("[", depth-1)+`{"a":1}`+strings.Repeat("]", depth-1))
+	}
+	for _, c := range cases {
+		if got, want := contract.ValidJSON([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("ValidJSON(%.60q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+}
+
+// FuzzValidJSON holds ValidJSON to encoding/json.Valid on any input.
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := contract.ValidJSON(data), json.Valid(data); got != want {
+			t.Fatalf("ValidJSON(%q) = %v, encoding/json says %v", data, got, want)
+		}
+	})
+}
+
+// BenchmarkValidJSON compares ValidJSON with encoding/json.Valid on a
+// list of pods as troubleshoot writes it.
+func BenchmarkValidJSON(b *testing.B) {
+	data := benchList(b)
+	b.Run("ValidJSON", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			if !contract.ValidJSON(data) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			if !json.Valid(data) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+}
+
+// benchList is the largest pods list of the small generated bundle, as
+// troubleshoot indents it.
+func benchList(b *testing.B) []byte {
+	b.Helper()
+	var archive bytes.Buffer
+	if _, err := contracttest.WriteBundle(&archive, contracttest.Small()); err != nil {
+		b.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&archive)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var largest []byte
+	for tr := tar.NewReader(zr); ; {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if strings.Contains(hdr.Name, "/pods/") && hdr.Size > int64(len(largest)) {
+			if largest, err = io.ReadAll(tr); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return largest
+}
