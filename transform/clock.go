@@ -110,10 +110,8 @@ func (c clock) walk(v reflect.Value) {
 				v.Set(reflect.ValueOf(metav1.NewMicroTime(c.shift(v.Interface().(metav1.MicroTime).Time))))
 			}
 		default:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					c.walk(v.Field(i))
-				}
+			for _, i := range timeFields(v.Type()) {
+				c.walk(v.Field(i))
 			}
 		}
 	case reflect.Slice, reflect.Array:
@@ -150,6 +148,24 @@ func holdsTime(t reflect.Type) bool {
 	ok := computeHoldsTime(t)
 	holdsTimeCache.Store(t, ok)
 	return ok
+}
+
+// timeFields lists the exported fields of a struct type that can reach a
+// timestamp: the only ones the walk visits.
+var timeFieldsCache sync.Map // reflect.Type -> []int
+
+func timeFields(t reflect.Type) []int {
+	if v, ok := timeFieldsCache.Load(t); ok {
+		return v.([]int)
+	}
+	var fields []int
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() && holdsTime(f.Type) {
+			fields = append(fields, i)
+		}
+	}
+	timeFieldsCache.Store(t, fields)
+	return fields
 }
 
 func computeHoldsTime(t reflect.Type) bool {
