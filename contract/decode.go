@@ -76,7 +76,8 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	switch data[0] {
 	case '[':
 		l := &List{Shape: ShapeArray}
-		if err := l.setItems(elements(data)); err != nil {
+		items, _ := elements(data, 0)
+		if err := l.setItems(items); err != nil {
 			return nil, err
 		}
 		return l, nil
@@ -98,16 +99,15 @@ func invalidJSON(data []byte) error {
 }
 
 func decodeObject(data []byte) (*List, error) {
-	var top item
-	scanObject(data, 0, &top)
-	items := member(data, "items")
+	top := scanList(data)
+	items := top.items
 	if items == nil {
 		if top.metadata == nil || string(top.metadata) == "null" {
 			return nil, fmt.Errorf("object has neither items nor metadata: %w", ErrNotAList)
 		}
 		top.raw = append(json.RawMessage(nil), data...)
 		l := &List{Shape: ShapeObject}
-		if err := l.setItems([]item{top}); err != nil {
+		if err := l.setItems([]item{top.item}); err != nil {
 			return nil, err
 		}
 		return l, nil
@@ -121,7 +121,7 @@ func decodeObject(data []byte) (*List, error) {
 	case 'n': // "items": null
 		return l, nil
 	case '[':
-		return l, l.setItems(elements(items))
+		return l, l.setItems(top.elements)
 	}
 	return nil, fmt.Errorf("items is not an array: %w", ErrNotAList)
 }

@@ -90,27 +90,49 @@ type item struct {
 	apiVersion, kind, metadata []byte
 }
 
-// elements returns the elements of a valid JSON array.
-func elements(arr []byte) []item {
+// list is what one pass over a list object finds: its own members, and
+// its items split into elements.
+type list struct {
+	item
+	items    []byte // the value of items, nil when there is none
+	elements []item // the elements of items, when it is an array
+}
+
+// elements returns the elements of the valid JSON array at data[i] and
+// the index just past it.
+func elements(data []byte, i int) ([]item, int) {
 	var out []item
-	i := skipSpace(arr, 1)
-	for i < len(arr) && arr[i] != ']' {
+	i = skipSpace(data, i+1)
+	for i < len(data) && data[i] != ']' {
 		var it item
-		end := scanObject(arr, i, &it)
-		it.raw = json.RawMessage(arr[i:end:end])
+		end := scanObject(data, i, &it)
+		it.raw = json.RawMessage(data[i:end:end])
 		out = append(out, it)
-		i = skipSpace(arr, end)
-		if i < len(arr) && arr[i] == ',' {
-			i = skipSpace(arr, i+1)
+		i = skipSpace(data, end)
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
 		}
 	}
-	return out
+	return out, i + 1
 }
 
 // scanObject returns the index just past the value at data[i] and, when
 // it is an object, records its apiVersion, kind and metadata (the last of
 // each, as encoding/json decodes duplicates).
 func scanObject(data []byte, i int, it *item) int {
+	return scanMembers(data, i, it, nil)
+}
+
+// scanList is scanObject for a list object, which also splits its items
+// in the same pass: each byte of a list of hundreds of megabytes is
+// looked at once.
+func scanList(data []byte) list {
+	var l list
+	scanMembers(data, 0, &l.item, &l)
+	return l
+}
+
+func scanMembers(data []byte, i int, it *item, l *list) int {
 	if data[i] != '{' {
 		return skipValue(data, i)
 	}
@@ -123,7 +145,18 @@ func scanObject(data []byte, i int, it *item) int {
 		if i >= len(data) {
 			return i
 		}
-		end := skipValue(data, i)
+		var end int
+		if l != nil && keyEquals(key, "items") {
+			l.elements = nil
+			if data[i] == '[' {
+				l.elements, end = elements(data, i)
+			} else {
+				end = skipValue(data, i)
+			}
+			l.items = data[i:end]
+		} else {
+			end = skipValue(data, i)
+		}
 		switch {
 		case keyEquals(key, "apiVersion"):
 			it.apiVersion = data[i:end]
