@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -27,15 +28,9 @@ func checkQuantities(raw []byte) error {
 		c := raw[i]
 		switch {
 		case c == '"':
-			end, escaped := i+1, false
-			for end < len(raw) && raw[end] != '"' {
-				if raw[end] == '\\' {
-					escaped = true
-					end++
-				}
-				end++
-			}
+			end := closingQuote(raw, i)
 			content := raw[i+1 : min(end, len(raw))]
+			escaped := bytes.IndexByte(content, '\\') >= 0
 			if escaped || mayBeQuantity(content) {
 				s := string(content)
 				if escaped && json.Unmarshal(raw[i:min(end+1, len(raw))], &s) != nil {
@@ -51,8 +46,11 @@ func checkQuantities(raw []byte) error {
 			for end < len(raw) && numberByte[raw[end]] {
 				end++
 			}
-			if err := checkQuantity(string(raw[i:end])); err != nil {
-				return err
+			// A number of six bytes or fewer cannot reach either bound.
+			if end-i > 6 {
+				if err := checkQuantity(string(raw[i:end])); err != nil {
+					return err
+				}
 			}
 			i = end
 		default:
@@ -60,6 +58,28 @@ func checkQuantities(raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// closingQuote returns the index of the quote that ends the string whose
+// opening quote is at raw[i] (one not escaped by an odd run of
+// backslashes), or len(raw).
+func closingQuote(raw []byte, i int) int {
+	for i++; i < len(raw); {
+		j := bytes.IndexByte(raw[i:], '"')
+		if j < 0 {
+			return len(raw)
+		}
+		q := i + j
+		k := q
+		for k > i && raw[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+	return len(raw)
 }
 
 // numberByte marks the bytes of a JSON number.
