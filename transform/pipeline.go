@@ -36,7 +36,7 @@ const bufferLimit = 1 << 20
 // entry larger than the budget waits until it has the budget to itself.
 // With the renderer's chunks, it keeps memory to the largest file plus a
 // few tens of megabytes, whatever the bundle's size.
-const bufferBudget = 32 << 20
+const bufferBudget = 24 << 20
 
 // queueLength bounds the entries between reader and writer. It is not what
 // bounds memory (bufferBudget is): it must be long enough that the small
