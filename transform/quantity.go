@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 )
 
 // Bounds on what an item may hold where a resource.Quantity could be
@@ -30,15 +28,17 @@ func checkQuantities(raw []byte) error {
 		case c == '"':
 			end := closingQuote(raw, i)
 			content := raw[i+1 : min(end, len(raw))]
-			escaped := bytes.IndexByte(content, '\\') >= 0
-			if escaped || mayBeQuantity(content) {
-				s := string(content)
-				if escaped && json.Unmarshal(raw[i:min(end+1, len(raw))], &s) != nil {
+			if bytes.IndexByte(content, '\\') >= 0 {
+				var s string
+				if json.Unmarshal(raw[i:min(end+1, len(raw))], &s) != nil {
 					s = ""
 				}
-				if err := checkQuantity(s); err != nil {
-					return err
-				}
+				content = []byte(s)
+			} else if !mayBeQuantity(content) {
+				content = nil
+			}
+			if err := checkQuantity(content); err != nil {
+				return err
 			}
 			i = end + 1
 		case c == '-' || c >= '0' && c <= '9':
@@ -46,11 +46,8 @@ func checkQuantities(raw []byte) error {
 			for end < len(raw) && numberByte[raw[end]] {
 				end++
 			}
-			// A number of six bytes or fewer cannot reach either bound.
-			if end-i > 6 {
-				if err := checkQuantity(string(raw[i:end])); err != nil {
-					return err
-				}
+			if err := checkQuantity(raw[i:end]); err != nil {
+				return err
 			}
 			i = end
 		default:
@@ -103,10 +100,11 @@ func mayBeQuantity(b []byte) bool {
 }
 
 // checkQuantity looks at one value as the quantity parser would: a
-// number, then a suffix that may be an exponent.
-func checkQuantity(s string) error {
-	s = strings.TrimSpace(s)
-	n := strings.TrimLeft(s, "+-")
+// number, then a suffix that may be an exponent. It reads the bytes in
+// place: most values it sees are timestamps and small numbers.
+func checkQuantity(v []byte) error {
+	v = bytes.TrimSpace(v)
+	n := bytes.TrimLeft(v, "+-")
 	digits := 0
 	for digits < len(n) && (n[digits] >= '0' && n[digits] <= '9' || n[digits] == '.') {
 		digits++
@@ -115,20 +113,24 @@ func checkQuantity(s string) error {
 		return nil
 	}
 	if digits > maxQuantityDigits {
-		return fmt.Errorf("the value %.40q... has %d digits, more than a quantity can have", s, digits)
+		return fmt.Errorf("the value %.40q... has %d digits, more than a quantity can have", v, digits)
 	}
 	suffix := n[digits:]
 	if len(suffix) < 2 || suffix[0] != 'e' && suffix[0] != 'E' {
 		return nil
 	}
-	exp := strings.TrimLeft(strings.TrimLeft(suffix[1:], "+-"), "0")
+	exp := bytes.TrimLeft(bytes.TrimLeft(suffix[1:], "+-"), "0")
+	e := 0
 	for _, c := range exp {
 		if c < '0' || c > '9' {
 			return nil // not a number the parser reads as an exponent
 		}
+		if e <= maxQuantityExponent {
+			e = e*10 + int(c-'0')
+		}
 	}
-	if e, err := strconv.Atoi(exp); len(exp) > 9 || err == nil && e > maxQuantityExponent {
-		return fmt.Errorf("the value %.40q has an exponent beyond ±%d, which no quantity can have", s, maxQuantityExponent)
+	if e > maxQuantityExponent {
+		return fmt.Errorf("the value %.40q has an exponent beyond ±%d, which no quantity can have", v, maxQuantityExponent)
 	}
 	return nil
 }
