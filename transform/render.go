@@ -189,7 +189,7 @@ func (e *tableEncoder) add(table *metav1.Table) error {
 		if e.rows > 0 {
 			e.row.WriteByte(',')
 		}
-		if err := enc.Encode(&table.Rows[i]); err != nil {
+		if err := e.encodeRow(enc, &table.Rows[i]); err != nil {
 			return fmt.Errorf("encoding the table: %w", err)
 		}
 		if _, err := e.w.Write(bytes.TrimSuffix(e.row.Bytes(), []byte("\n"))); err != nil {
@@ -197,6 +197,36 @@ func (e *tableEncoder) add(table *metav1.Table) error {
 		}
 		e.rows++
 	}
+	return nil
+}
+
+// encodeRow writes a row to e.row as enc encodes it. encoding/json
+// compacts what RawExtension.MarshalJSON returns, a second pass over the
+// row's object, which is most of a row's bytes; the object marshalled here
+// is compact already, so it goes in place of a null object as it is.
+func (e *tableEncoder) encodeRow(enc *json.Encoder, row *metav1.TableRow) error {
+	obj := row.Object
+	if obj.Raw != nil || obj.Object == nil {
+		return enc.Encode(row)
+	}
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return err
+	}
+	row.Object = runtime.RawExtension{}
+	err = enc.Encode(row)
+	row.Object = obj
+	if err != nil {
+		return err
+	}
+	const null = `null}` + "\n"
+	b := e.row.Bytes()
+	if !bytes.HasSuffix(b, []byte(null)) {
+		return fmt.Errorf("no object member in %.100s", b)
+	}
+	e.row.Truncate(len(b) - len(null))
+	e.row.Write(data)
+	e.row.WriteString("}\n")
 	return nil
 }
 

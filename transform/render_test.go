@@ -13,7 +13,9 @@ import (
 )
 
 // Rendering a chunk at a time must give the bytes of rendering the whole
-// list at once, for every convertor: rows never depend on each other.
+// list at once, for every convertor: rows never depend on each other; and
+// both must be the bytes encoding/json gives for the whole table, as the
+// server encodes it.
 func TestChunkedRenderingIsTheWholeTable(t *testing.T) {
 	root := filepath.Join("..", "testdata", "example-bundle", "support-bundle-2025-11-20T10_00_00")
 	crdData, err := os.ReadFile(filepath.Join(root, contract.CRDListPath))
@@ -56,6 +58,17 @@ func TestChunkedRenderingIsTheWholeTable(t *testing.T) {
 		}
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s (%s): chunked rendering differs:\n%s\n%s", rel, conv, a, b)
+		}
+		table, _, err := whole.table(list)
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		encoded, err := encodeTable(table)
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if !bytes.Equal(a, encoded) {
+			t.Errorf("%s (%s): rendering differs from encoding/json's encoding of the table:\n%s\n%s", rel, conv, a, encoded)
 		}
 		convertors[conv] = true
 		return nil
