@@ -142,6 +142,13 @@ func (p *pipeline) read(e *contract.Entry) error {
 		}
 		// Sized from the header: growing a buffer by doubling would
 		// leave garbage as large as the file.
+		if e.Header.Size > bufferBudget {
+			// The entry has the budget to itself: what was read before
+			// is written and garbage, but until the collector has run
+			// it is still counted, and the heap would briefly hold two
+			// of the largest files.
+			runtime.GC()
+		}
 		it.body = make([]byte, e.Header.Size)
 		if _, err := io.ReadFull(e.Reader(), it.body); err != nil {
 			var ee *contract.EntryError
