@@ -101,9 +101,9 @@ func toV2Proto(data []byte) ([]byte, error) {
 	return proto.Marshal(doc)
 }
 
-// v2EagerLimit is the largest v2 document converted to protobuf at load,
-// in the background (a server's is a few MB); a larger one, which only a
-// hand-made bundle can hold, is converted when a client asks for it.
+// v2EagerLimit is the largest v2 document converted to protobuf at load
+// (a server's is a few MB); a larger one, which only a hand-made bundle
+// can hold, is converted when a client asks for it.
 const v2EagerLimit = 32 << 20
 
 // openAPIIndexURL is kube-openapi's constructServerRelativeURL.
@@ -148,8 +148,11 @@ func buildOpenAPI(x *Index, v3 map[string][]byte, v2 []byte) (*openAPIDocs, erro
 	if v2 != nil {
 		out.v2 = newOpenAPIDoc(v2, toV2Proto)
 		if len(v2) <= v2EagerLimit {
-			// kubectl 1.27 and 1.28 ask for it first thing: have it ready.
-			go out.v2.proto()
+			// kubectl 1.27 and 1.28 ask for it first thing: have it
+			// ready. Converted before loading ends, not beside serving:
+			// parsing it makes tens of megabytes of garbage, which the
+			// end of loading hands back to the OS (Run).
+			out.v2.proto()
 		}
 	}
 	return out, nil
