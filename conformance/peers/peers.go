@@ -46,6 +46,10 @@ type Options struct {
 	Reps, Gets, Concurrent, ConcurrentReps, KubectlReps, UpgradeReps int
 	// LoadWorkers write the objects into kube-apiserver (default 24).
 	LoadWorkers int
+	// Floor, when set, is the command that runs ServeFloor(dir) in a
+	// process of its own; the list, GET and concurrent figures then get
+	// a floor (floor.go). nil measures no floor.
+	Floor func(dir string) *exec.Cmd
 	// Log gets the progress; nil discards it.
 	Log io.Writer
 }
@@ -80,6 +84,7 @@ type runner struct {
 	phase  time.Time
 	served *side
 	peer   *side
+	floor  *side // nil without Options.Floor
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -428,47 +433,48 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("%d lines against %d", len(al), len(bl))
 }
 
-// alternate measures both sides reps times, A B then B A, and returns
-// each side's samples.
-// It also adds up the CPU time each server process used meanwhile.
-func (r *runner) alternate(reps int, cpu *[2]float64, f func(s *side, i int) (float64, error)) (served, peer []float64, err error) {
+// alternate measures each side reps times, in an order that rotates so
+// that each comes first in turn, and returns each side's samples in the
+// order of sides. It also adds up the CPU time each server process used
+// meanwhile.
+func (r *runner) alternate(sides []*side, reps int, f func(s *side, i int) (float64, error)) (samples [][]float64, cpu []float64, err error) {
+	samples, cpu = make([][]float64, len(sides)), make([]float64, len(sides))
 	for i := range reps {
-		order := []*side{r.served, r.peer}
-		if i%2 == 1 {
-			order[0], order[1] = order[1], order[0]
-		}
-		for _, s := range order {
+		for j := range sides {
+			k := (i + j) % len(sides)
+			s := sides[k]
 			before := cpuSeconds(s.pid)
 			v, err := f(s, i)
 			if err != nil {
 				return nil, nil, err
 			}
-			if s == r.served {
-				cpu[0] += cpuSeconds(s.pid) - before
-			} else {
-				cpu[1] += cpuSeconds(s.pid) - before
-			}
-			if s == r.served {
-				served = append(served, v)
-			} else {
-				peer = append(peer, v)
-			}
+			cpu[k] += cpuSeconds(s.pid) - before
+			samples[k] = append(samples[k], v)
 		}
 	}
-	return served, peer, nil
+	return samples, cpu, nil
 }
 
-func (r *runner) figure(name, what string, reps int, target Target, f func(s *side, i int) (float64, error)) (*Figure, error) {
-	var cpu [2]float64
-	a, b, err := r.alternate(reps, &cpu, f)
+// figure measures bundlectl and its peer, and the floor too when
+// withFloor and the run has one.
+func (r *runner) figure(name, what string, reps int, target Target, withFloor bool, f func(s *side, i int) (float64, error)) (*Figure, error) {
+	sides := []*side{r.served, r.peer}
+	if withFloor && r.floor != nil {
+		sides = append(sides, r.floor)
+	}
+	samples, cpu, err := r.alternate(sides, reps, f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	a, b := samples[0], samples[1]
 	fig := Figure{Name: name, What: what, Peer: "kube-apiserver", Bundlectl: median(a), PeerValue: median(b), BundlectlSamples: a, PeerSamples: b, Target: target,
 		BundlectlCPU: cpu[0] / float64(reps), PeerCPU: cpu[1] / float64(reps)}
+	if len(samples) == 3 {
+		fig.Floor, fig.FloorSamples = median(samples[2]), samples[2]
+	}
 	r.rep.Figures = append(r.rep.Figures, fig)
 	rss, _ := procStatus(r.served.pid, "VmRSS")
-	r.logf("%s (bundlectl serve's RSS now %.0f MB)", fig.Line(), rss)
+	r.logf("%s (floor %s; bundlectl serve's RSS now %.0f MB)", fig.Line(), num(fig.Floor), rss)
 	return &r.rep.Figures[len(r.rep.Figures)-1], nil
 }
 
@@ -480,26 +486,39 @@ func (r *runner) measureServers(ctx context.Context) error {
 			return timed(func() error { _, err := s.get(ctx, s.client, path, accept); return err })
 		}
 	}
+	gets, err := r.getPaths(ctx)
+	if err != nil {
+		return err
+	}
+	if o.Floor != nil {
+		// /version warms the concurrent clients' connections.
+		requests := [][2]string{{"/api/v1/pods", kubectlAccept}, {"/api/v1/pods", "application/json"}, {"/version", "application/json"}}
+		for _, p := range gets {
+			requests = append(requests, [2]string{p, kubectlAccept})
+		}
+		floor, stop, err := r.startFloor(ctx, requests)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		r.floor = floor
+	}
 	tenX := Target{MinRatio: 10, Text: "ratio ≥ 10"}
-	if _, err := r.figure("table-list-s", "a Table LIST of all pods with kubectl's Accept header, unchunked", o.Reps, tenX,
+	if _, err := r.figure("table-list-s", "a Table LIST of all pods with kubectl's Accept header, unchunked", o.Reps, tenX, true,
 		get("/api/v1/pods", kubectlAccept)); err != nil {
 		return err
 	}
-	if _, err := r.figure("table-list-chunked-s", "the same, in pages of 500 as kubectl asks (limit=500, then continue)", o.Reps, Target{},
+	if _, err := r.figure("table-list-chunked-s", "the same, in pages of 500 as kubectl asks (limit=500, then continue)", o.Reps, Target{}, false,
 		func(s *side, _ int) (float64, error) {
 			return timed(func() error { _, err := s.chunked(ctx, "/api/v1/pods", kubectlAccept, kubectlChunk); return err })
 		}); err != nil {
 		return err
 	}
-	if _, err := r.figure("json-list-s", "a JSON LIST of all pods (application/json)", o.Reps, tenX,
+	if _, err := r.figure("json-list-s", "a JSON LIST of all pods (application/json)", o.Reps, tenX, true,
 		get("/api/v1/pods", "application/json")); err != nil {
 		return err
 	}
-	gets, err := r.getPaths(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := r.figure("table-get-s", fmt.Sprintf("a single Table GET of a pod, median of %d pods", len(gets)), len(gets), Target{MinRatio: 5, Text: "ratio ≥ 5"},
+	if _, err := r.figure("table-get-s", fmt.Sprintf("a single Table GET of a pod, median of %d pods", len(gets)), len(gets), Target{MinRatio: 5, Text: "ratio ≥ 5"}, true,
 		func(s *side, i int) (float64, error) { return get(gets[i], kubectlAccept)(s, i) }); err != nil {
 		return err
 	}
@@ -507,16 +526,19 @@ func (r *runner) measureServers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.figure("field-selected-s", "a Table LIST of all pods with fieldSelector=spec.nodeName="+node, o.Reps, Target{},
+	if _, err := r.figure("field-selected-s", "a Table LIST of all pods with fieldSelector=spec.nodeName="+node, o.Reps, Target{}, false,
 		get("/api/v1/pods?fieldSelector="+url.QueryEscape("spec.nodeName="+node), kubectlAccept)); err != nil {
 		return err
 	}
-	if _, err := r.figure("label-selected-s", "a Table LIST of all pods with labelSelector=app="+app, o.Reps, Target{},
+	if _, err := r.figure("label-selected-s", "a Table LIST of all pods with labelSelector=app="+app, o.Reps, Target{}, false,
 		get("/api/v1/pods?labelSelector="+url.QueryEscape("app="+app), kubectlAccept)); err != nil {
 		return err
 	}
 	clients := map[*side][]*http.Client{}
-	for _, s := range []*side{r.served, r.peer} {
+	for _, s := range []*side{r.served, r.peer, r.floor} {
+		if s == nil {
+			continue
+		}
 		for range o.Concurrent {
 			c, err := s.newClient()
 			if err != nil {
@@ -530,7 +552,7 @@ func (r *runner) measureServers(ctx context.Context) error {
 	}
 	fig, err := r.figure(fmt.Sprintf("table-list-%d-concurrent-s", o.Concurrent),
 		fmt.Sprintf("%d Table LISTs of all pods at once, each on its own connection: the time until the last ends", o.Concurrent),
-		o.ConcurrentReps, Target{MinRatio: 20, Text: "ratio ≥ 20 (20× the requests per second)"},
+		o.ConcurrentReps, Target{MinRatio: 20, Text: "ratio ≥ 20 (20× the requests per second)"}, true,
 		func(s *side, _ int) (float64, error) { return s.concurrent(ctx, clients[s], "/api/v1/pods") })
 	if err != nil {
 		return err
@@ -542,7 +564,7 @@ func (r *runner) measureServers(ctx context.Context) error {
 		}
 	}
 	if _, err := r.figure("kubectl-get-pods-A-s", "the wall time of `kubectl get pods -A` (warm discovery cache, output to a pipe)", o.KubectlReps,
-		Target{MaxValue: 2.5, Text: "≤ 2.5 s"},
+		Target{MaxValue: 2.5, Text: "≤ 2.5 s"}, false,
 		func(s *side, _ int) (float64, error) {
 			return timed(func() error { return s.kubectl(ctx, r.o.Kubectl, io.Discard, "get", "pods", "-A") })
 		}); err != nil {

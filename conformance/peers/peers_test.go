@@ -35,6 +35,7 @@ func TestBenchPeers(t *testing.T) {
 		Kubectl:   kubectlBinary(t),
 		BinDir:    binDir,
 		Log:       os.Stderr,
+		Floor:     floorCommand,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestPeersSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Options{
-		Bundlectl: bundlectlBinary(t), Kubectl: kubectl, BinDir: binDir, Spec: &spec,
+		Bundlectl: bundlectlBinary(t), Kubectl: kubectl, BinDir: binDir, Spec: &spec, Floor: floorCommand,
 		Reps: 1, Gets: 2, Concurrent: 2, ConcurrentReps: 1, KubectlReps: 1, UpgradeReps: 1,
 	})
 	if err != nil {
@@ -79,16 +80,41 @@ func TestPeersSmall(t *testing.T) {
 			t.Errorf("%s: no measurement", f.Line())
 		}
 	}
+	withFloor := map[string]bool{"table-list-s": true, "json-list-s": true, "table-get-s": true, "table-list-2-concurrent-s": true}
+	for _, f := range rep.Figures {
+		if withFloor[f.Name] != (f.Floor > 0) {
+			t.Errorf("%s: floor %v, want one: %v", f.Name, f.Floor, withFloor[f.Name])
+		}
+	}
 	want := []string{"upgrade-s", "upgrade-vs-gzip-cli-s", "upgrade-peak-rss-MB", "table-list-s", "table-list-chunked-s", "json-list-s",
 		"table-get-s", "field-selected-s", "label-selected-s", "table-list-2-concurrent-s", "kubectl-get-pods-A-s", "rss-MB"}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("figures:\n got %v\nwant %v", names, want)
 	}
 	md := rep.Markdown()
-	for _, s := range []string{"| `table-list-s`", "## The machine", "200 Pod", "prints the same NAMESPACE, NAME, READY and STATUS"} {
+	for _, s := range []string{"| `table-list-s`", "| floor |", "## The machine", "200 Pod", "prints the same NAMESPACE, NAME, READY and STATUS"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("BENCHMARKS.md lacks %q:\n%s", s, md)
 		}
+	}
+}
+
+// floorCommand runs the floor server in a process of its own: this test
+// binary, as TestFloorChild.
+func floorCommand(dir string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFloorChild$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_FLOOR_DIR="+dir)
+	return cmd
+}
+
+// TestFloorChild is the floor server's process (floorCommand).
+func TestFloorChild(t *testing.T) {
+	dir := os.Getenv("BUNDLECTL_FLOOR_DIR")
+	if dir == "" {
+		t.Skip("the floor server's process of the benchmark")
+	}
+	if err := ServeFloor(dir, os.Stdin); err != nil {
+		t.Fatal(err)
 	}
 }
 

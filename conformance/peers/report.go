@@ -32,6 +32,10 @@ type Figure struct {
 	// Extra is shown beside the figure in BENCHMARKS.md (requests per
 	// second, bytes per response).
 	Extra string
+	// Floor is the same measurement against the floor server (floor.go),
+	// 0 when the figure has none.
+	Floor        float64
+	FloorSamples []float64
 }
 
 // Target is what a figure must reach: MinRatio, a ratio of at least that
@@ -164,9 +168,12 @@ func (r *Report) Markdown() string {
 	p("# Benchmarks against the peers\n\n")
 	p("Written by `make bench-peers` (package conformance/peers) on %s. Every figure is\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))
 	p("measured on bundlectl and on its peer in the same run, alternately, on the same\n")
-	p("objects; the ratio is peer/bundlectl, so above 1 is bundlectl ahead. Values are medians.\n\n")
-	p("| Figure | bundlectl | peer | ratio | target | met | server CPU s (bundlectl / peer) |\n")
-	p("|---|---:|---:|---:|---|---|---|\n")
+	p("objects; the ratio is peer/bundlectl, so above 1 is bundlectl ahead. Values are medians.\n")
+	p("The floor is the same requests answered by a server that only writes the bytes bundlectl\n")
+	p("sent, recorded beforehand, over the same TLS and HTTP/2 stack in a process of its own:\n")
+	p("the best any server could do for this client on this machine (the rest is the client's).\n\n")
+	p("| Figure | bundlectl | peer | ratio | target | met | server CPU s (bundlectl / peer) | floor |\n")
+	p("|---|---:|---:|---:|---|---|---|---:|\n")
 	for _, f := range r.Figures {
 		peer, ratio := "—", "—"
 		if f.Peer != "" {
@@ -192,7 +199,11 @@ func (r *Report) Markdown() string {
 		if f.BundlectlCPU+f.PeerCPU > 0 {
 			cpu = num(f.BundlectlCPU) + " / " + num(f.PeerCPU)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s |\n", what, num(f.Bundlectl), peer, ratio, target, met, cpu)
+		floor := "—"
+		if f.Floor > 0 {
+			floor = num(f.Floor)
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", what, num(f.Bundlectl), peer, ratio, target, met, cpu, floor)
 	}
 	p("\n## The lines `make bench-peers` printed\n\n```\n%s```\n", r.Lines())
 	p("\n## The machine\n\n")
