@@ -136,6 +136,7 @@ func BenchmarkServe(b *testing.B) {
 		{"TableList10kPodsGzip", "/api/v1/pods", []string{"Accept: " + accept, "Accept-Encoding: gzip"}},
 		{"TableChunk500Pods", "/api/v1/pods?limit=500", []string{"Accept: " + accept}},
 		{"JSONList10kPods", "/api/v1/pods", []string{"Accept: application/json"}},
+		{"JSONList10kPodsGzip", "/api/v1/pods", []string{"Accept: application/json", "Accept-Encoding: gzip"}},
 		{"Get", "/api/v1/namespaces/ns-042/pods/app-42-7d9f8b6c5-x00042", []string{"Accept: application/json"}},
 		{"GetTable", "/api/v1/namespaces/ns-042/pods/app-42-7d9f8b6c5-x00042", []string{"Accept: " + accept}},
 		{"FieldSelected", "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-3,status.phase%21%3DFailed", []string{"Accept: " + accept}},
