@@ -39,7 +39,7 @@ type Options struct {
 	// Spec is the generated bundle, default contracttest.Large().
 	Spec *contracttest.BundleSpec
 	// Reps is how many times each list figure is measured on each side
-	// (default 5); Gets the number of single GETs (20); Concurrent the
+	// (default 9); Gets the number of single GETs (20); Concurrent the
 	// number of concurrent Table LISTs (20), run ConcurrentReps times (3);
 	// KubectlReps the timed `kubectl get pods -A` runs (5); UpgradeReps
 	// the upgrades and gzip round trips (3).
@@ -62,7 +62,7 @@ func (o *Options) defaults() {
 	for _, d := range []struct {
 		v   *int
 		def int
-	}{{&o.Reps, 5}, {&o.Gets, 20}, {&o.Concurrent, 20}, {&o.ConcurrentReps, 3}, {&o.KubectlReps, 5}, {&o.UpgradeReps, 3}, {&o.LoadWorkers, 24}} {
+	}{{&o.Reps, 9}, {&o.Gets, 20}, {&o.Concurrent, 20}, {&o.ConcurrentReps, 3}, {&o.KubectlReps, 5}, {&o.UpgradeReps, 3}, {&o.LoadWorkers, 24}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
