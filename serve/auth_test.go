@@ -26,6 +26,17 @@ func TestAuthentication(t *testing.T) {
 			t.Errorf("%s without a token: %d %q", path, resp.StatusCode, body)
 		}
 	}
+	// A path that only begins like a probe is not one.
+	for _, path := range []string{"/healthzz", "/livez-x", "/readyzping"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s without a token: %d, want 401", path, resp.StatusCode)
+		}
+	}
 	// The scheme is matched in any case, as the server's bearer token
 	// authenticator does.
 	for _, auth := range []string{"Bearer " + testToken, "bearer " + testToken, "BEARER " + testToken + " ", " Bearer " + testToken} {

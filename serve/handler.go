@@ -87,11 +87,13 @@ func forRequestInfo(r *http.Request) *http.Request {
 	return &http.Request{Method: r.Method, URL: &u}
 }
 
+var healthChecks = []string{"/healthz", "/livez", "/readyz"}
+
 // isHealthCheck says whether the path is one of the probes that answer
 // without credentials, as on a real server.
 func isHealthCheck(path string) bool {
-	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		if path == p || strings.HasPrefix(path, p+"/") {
+	for _, p := range healthChecks {
+		if rest, ok := strings.CutPrefix(path, p); ok && (rest == "" || rest[0] == '/') {
 			return true
 		}
 	}

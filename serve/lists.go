@@ -45,8 +45,7 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 			writeError(w, err)
 			return
 		}
-		meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: o.resourceVersion})
-		s.appendTable(b, req.res, t.groupVersion, meta, []*object{o}, rowPolicy(r, opts.IncludeObject), false)
+		s.appendTable(b, req.res, t.groupVersion, objectListMeta(o), []*object{o}, rowPolicy(r, opts.IncludeObject), false)
 		b.addString("\n")
 	default:
 		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, req.api.Kind)))
@@ -150,6 +149,16 @@ func (s *server) selection(req *apiRequest, opts *metainternalversion.ListOption
 type pageMeta struct {
 	cont      string
 	remaining *int64
+}
+
+// objectListMeta is the ListMeta of the Table a single GET returns, which
+// carries the object's resourceVersion: what json.Marshal of a
+// metav1.ListMeta writes, without its reflection on every GET.
+func objectListMeta(o *object) []byte {
+	if o.resourceVersion == "" {
+		return []byte("{}")
+	}
+	return []byte(`{"resourceVersion":` + quote(o.resourceVersion) + `}`)
 }
 
 // listMeta is the metadata of a list response, rendered as the server's
@@ -296,7 +305,16 @@ func partialHead(groupVersion string) []byte {
 	return partialPrefix(groupVersion)
 }
 
+// quote writes s as a JSON string, as json.Marshal does. Names and
+// resourceVersions are plain ASCII and need no escaping; they skip
+// encoding/json, which costs a single GET more than the rest of its
+// envelope.
 func quote(s string) string {
-	q, _ := json.Marshal(s)
-	return string(q)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return string(q)
+		}
+	}
+	return `"` + s + `"`
 }
