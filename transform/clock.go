@@ -135,19 +135,58 @@ func (c clock) walk(v reflect.Value) {
 
 // holdsTime says whether values of a type can reach a timestamp, so that
 // the walk skips the large parts of an object that cannot (specs of
-// containers, volumes, quantities).
+// containers, volumes, quantities). Only exact answers are cached: the
+// render workers ask concurrently, and a provisional answer seen by
+// another worker (or kept for a type on a cycle) would leave every object
+// of a kind unshifted, its ages those of the upgrade's wall clock.
 var holdsTimeCache sync.Map // reflect.Type -> bool
 
 func holdsTime(t reflect.Type) bool {
 	if v, ok := holdsTimeCache.Load(t); ok {
 		return v.(bool)
 	}
-	// Assume no while the answer is computed: a recursive type reaches a
-	// time through some other field if at all.
-	holdsTimeCache.Store(t, false)
-	ok := computeHoldsTime(t)
+	ok := reachesTime(t, map[reflect.Type]bool{})
 	holdsTimeCache.Store(t, ok)
 	return ok
+}
+
+// reachesTime searches the types reachable from t for a timestamp (or an
+// interface, which may hold anything). seen ends cycles: a type already on
+// the search reaches a time only through some other path, which the
+// search also follows, so the answer for t is exact.
+func reachesTime(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if v, ok := holdsTimeCache.Load(t); ok {
+		return v.(bool)
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	found := false
+	switch t {
+	case timeType, microType:
+		found = true
+	default:
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			found = reachesTime(t.Elem(), seen)
+		case reflect.Interface:
+			found = true
+		case reflect.Struct:
+			for i := range t.NumField() {
+				if f := t.Field(i); f.IsExported() && reachesTime(f.Type, seen) {
+					found = true
+					break
+				}
+			}
+		}
+	}
+	// A path found is a real one; a type not found may yet reach a time
+	// through a type already on the search, so only yes is kept here.
+	if found {
+		holdsTimeCache.Store(t, true)
+	}
+	return found
 }
 
 // timeFields lists the exported fields of a struct type that can reach a
@@ -166,28 +205,6 @@ func timeFields(t reflect.Type) []int {
 	}
 	timeFieldsCache.Store(t, fields)
 	return fields
-}
-
-func computeHoldsTime(t reflect.Type) bool {
-	switch t {
-	case timeType, microType:
-		return true
-	}
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return holdsTime(t.Elem())
-	case reflect.Map:
-		return holdsTime(t.Elem())
-	case reflect.Interface:
-		return true
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() && holdsTime(f.Type) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // shiftJSON moves every string of a decoded JSON object that the CRD

@@ -1,11 +1,19 @@
 package transform
 
 import (
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
@@ -127,5 +135,64 @@ func TestClockReadsTheWallClock(t *testing.T) {
 	}
 	if got := time.Since(shifted).Truncate(time.Second); got != time.Hour {
 		t.Errorf("age %v, want 1h", got)
+	}
+}
+
+type (
+	cycleA struct {
+		B cycleB
+		T metav1.Time
+	}
+	cycleB struct{ A *cycleA }
+	cycleC struct {
+		Self *cycleC
+		N    int
+	}
+)
+
+// A type on a cycle reaches a time through the rest of the cycle, whichever
+// type of the cycle is asked first.
+func TestHoldsTimeThroughACycle(t *testing.T) {
+	if !holdsTime(reflect.TypeOf(cycleA{})) {
+		t.Error("cycleA holds a time")
+	}
+	if !holdsTime(reflect.TypeOf(cycleB{})) {
+		t.Error("cycleB reaches cycleA's time; its answer was the one assumed while cycleA was searched")
+	}
+	if holdsTime(reflect.TypeOf(cycleC{})) {
+		t.Error("cycleC holds no time")
+	}
+}
+
+// The render workers shift objects of kinds never seen before at the same
+// time: each must see every timestamp of its kind, never an answer another
+// worker assumed while still searching (which left a whole kind's ages
+// those of the upgrade's wall clock).
+func TestShiftObjectConcurrently(t *testing.T) {
+	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
+	created := metav1.NewTime(at.Add(-time.Hour))
+	for range 200 {
+		holdsTimeCache.Clear()
+		timeFieldsCache.Clear()
+		objs := []runtime.Object{
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created}},
+			&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created}},
+			&appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created}},
+			&batchv1.Job{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created}},
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created}},
+		}
+		c := newClock(at)
+		var wg sync.WaitGroup
+		for _, o := range objs {
+			wg.Go(func() { c.shiftObject(o) })
+		}
+		wg.Wait()
+		for _, o := range objs {
+			m, _ := meta.Accessor(o)
+			if got := duration.HumanDuration(time.Since(m.GetCreationTimestamp().Time)); got != "60m" {
+				t.Fatalf("%T: created %s before the wall clock, want 60m", o, got)
+			}
+		}
 	}
 }
