@@ -24,24 +24,33 @@ import (
 // takes above the floor is its own work; the floor itself is the client's
 // (TLS, inflating, reading the body) and the loopback's.
 
+// floorRequest is a request the floor answers: its path and the headers
+// that choose bundlectl's answer.
+type floorRequest struct{ path, accept, userAgent string }
+
 // exchange is one recorded response.
 type exchange struct {
-	Path, Accept string
-	Header       http.Header
-	Body         []byte
+	Path, Accept, UserAgent string
+	Header                  http.Header
+	Body                    []byte
 }
 
-func exchangeKey(requestURI, accept string) string { return requestURI + "\n" + accept }
+func exchangeKey(requestURI, accept, userAgent string) string {
+	return requestURI + "\n" + accept + "\n" + userAgent
+}
 
-// record fetches path as the measuring client does, and keeps the
+// record fetches a path as the measuring client does, and keeps the
 // response as it was on the wire: gzip asked for, not decoded.
-func (s *side) record(ctx context.Context, path, accept string) (exchange, error) {
-	tlsConfig, err := rest.TLSConfigFor(s.cfg)
+func (s *side) record(ctx context.Context, fr floorRequest) (exchange, error) {
+	path, accept := fr.path, fr.accept
+	cfg := rest.CopyConfig(s.cfg)
+	cfg.UserAgent = fr.userAgent
+	tlsConfig, err := rest.TLSConfigFor(cfg)
 	if err != nil {
 		return exchange{}, err
 	}
 	t := utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: tlsConfig, DisableCompression: true})
-	rt, err := rest.HTTPWrappersForConfig(s.cfg, t)
+	rt, err := rest.HTTPWrappersForConfig(cfg, t)
 	if err != nil {
 		return exchange{}, err
 	}
@@ -66,7 +75,7 @@ func (s *side) record(ctx context.Context, path, accept string) (exchange, error
 	}
 	h := resp.Header.Clone()
 	h.Del("Date")
-	return exchange{Path: path, Accept: accept, Header: h, Body: body}, nil
+	return exchange{Path: path, Accept: accept, UserAgent: fr.userAgent, Header: h, Body: body}, nil
 }
 
 const (
@@ -89,10 +98,10 @@ func ServeFloor(dir string, stdin io.Reader) error {
 	}
 	byKey := map[string]exchange{}
 	for _, e := range recorded {
-		byKey[exchangeKey(e.Path, e.Accept)] = e
+		byKey[exchangeKey(e.Path, e.Accept, e.UserAgent)] = e
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e, ok := byKey[exchangeKey(r.URL.RequestURI(), r.Header.Get("Accept"))]
+		e, ok := byKey[exchangeKey(r.URL.RequestURI(), r.Header.Get("Accept"), r.UserAgent())]
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -128,14 +137,14 @@ current-context: floor
 
 // startFloor records the exchanges from bundlectl, starts the floor
 // server with Options.Floor and returns its side; stop ends it.
-func (r *runner) startFloor(ctx context.Context, requests [][2]string) (_ *side, stop func(), err error) {
+func (r *runner) startFloor(ctx context.Context, requests []floorRequest) (_ *side, stop func(), err error) {
 	dir := filepath.Join(r.dir, "floor")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
 	var recorded []exchange
 	for _, req := range requests {
-		e, err := r.served.record(ctx, req[0], req[1])
+		e, err := r.served.record(ctx, req)
 		if err != nil {
 			return nil, nil, fmt.Errorf("recording the floor: %w", err)
 		}

@@ -85,6 +85,8 @@ type runner struct {
 	served *side
 	peer   *side
 	floor  *side // nil without Options.Floor
+	// kubectlUA is the User-Agent of Options.Kubectl.
+	kubectlUA string
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -108,14 +110,13 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 	r := &runner{o: o, rep: &Report{Date: time.Now()}, phase: time.Now()}
 	r.rep.Machine = machine()
 	r.rep.Machine.KubectlPath = o.Kubectl
-	if out, err := exec.CommandContext(ctx, o.Kubectl, "version", "--client", "-o", "json").Output(); err == nil {
-		var v struct {
-			ClientVersion struct{ GitVersion string } `json:"clientVersion"`
-		}
-		if json.Unmarshal(out, &v) == nil {
-			r.rep.Machine.Kubectl = "kubectl " + v.ClientVersion.GitVersion
-		}
+	var v struct {
+		ClientVersion struct{ GitVersion, GitCommit, Platform string } `json:"clientVersion"`
 	}
+	if out, err := exec.CommandContext(ctx, o.Kubectl, "version", "--client", "-o", "json").Output(); err == nil && json.Unmarshal(out, &v) == nil {
+		r.rep.Machine.Kubectl = "kubectl " + v.ClientVersion.GitVersion
+	}
+	r.kubectlUA = kubectlUserAgent(v.ClientVersion.GitVersion, v.ClientVersion.GitCommit, v.ClientVersion.Platform)
 	r.rep.Machine.APIServer = local.Version
 	r.dir = o.WorkDir
 	if r.dir == "" {
@@ -374,12 +375,22 @@ func (r *runner) startServe(ctx context.Context, bundle string) (func(), error) 
 // both: connections, discovery caches, the servers' first requests.
 func (r *runner) checkSame(ctx context.Context) error {
 	var outs [2]bytes.Buffer
-	var listBytes, tableBytes [2]int
+	var listBytes, tableBytes, kubectlTableBytes [2]int
 	for i, s := range []*side{r.served, r.peer} {
+		c, err := s.newClient(r.kubectlUA)
+		if err != nil {
+			return err
+		}
+		body, err := s.get(ctx, c, "/api/v1/pods", kubectlAccept)
+		c.CloseIdleConnections()
+		if err != nil {
+			return err
+		}
+		kubectlTableBytes[i] = len(body)
 		if err := s.kubectl(ctx, r.o.Kubectl, &outs[i], "get", "pods", "-A"); err != nil {
 			return err
 		}
-		body, err := s.get(ctx, s.client, "/api/v1/pods", "application/json")
+		body, err = s.get(ctx, s.client, "/api/v1/pods", "application/json")
 		if err != nil {
 			return err
 		}
@@ -401,11 +412,17 @@ func (r *runner) checkSame(ctx context.Context) error {
 	if a != b {
 		return fmt.Errorf("kubectl get pods -A: NAMESPACE, NAME, READY and STATUS differ between bundlectl and kube-apiserver:\n%s", firstDiff(a, b))
 	}
+	// Every generated pod has managedFields: a Table for kubectl that is
+	// not smaller means bundlectl did not take the client for kubectl, and
+	// the kubectl figures would measure nothing of their own.
+	if kubectlTableBytes[0] >= tableBytes[0] {
+		return fmt.Errorf("bundlectl answered User-Agent %q with a Table of %d bytes, not smaller than the %d of another client's", r.kubectlUA, kubectlTableBytes[0], tableBytes[0])
+	}
 	pods := r.rep.Bundle.Objects["Pod"]
 	r.rep.Checks = append(r.rep.Checks,
 		fmt.Sprintf("`kubectl get pods -A` prints the same NAMESPACE, NAME, READY and STATUS columns from both (%d lines)", strings.Count(a, "\n")),
-		fmt.Sprintf("bytes per pod: JSON list %d (bundlectl) and %d (kube-apiserver); Table row with its metadata %d and %d",
-			listBytes[0]/pods, listBytes[1]/pods, tableBytes[0]/pods, tableBytes[1]/pods))
+		fmt.Sprintf("bytes per pod: JSON list %d (bundlectl) and %d (kube-apiserver); Table row with its metadata %d and %d; the same for kubectl's User-Agent (%s) %d and %d",
+			listBytes[0]/pods, listBytes[1]/pods, tableBytes[0]/pods, tableBytes[1]/pods, r.kubectlUA, kubectlTableBytes[0]/pods, kubectlTableBytes[1]/pods))
 	return nil
 }
 
@@ -491,10 +508,13 @@ func (r *runner) measureServers(ctx context.Context) error {
 		return err
 	}
 	if o.Floor != nil {
-		// /version warms the concurrent clients' connections.
-		requests := [][2]string{{"/api/v1/pods", kubectlAccept}, {"/api/v1/pods", "application/json"}, {"/version", "application/json"}}
+		// /version warms the clients' connections.
+		requests := []floorRequest{{"/api/v1/pods", "application/json", benchUserAgent}}
+		for _, ua := range []string{benchUserAgent, r.kubectlUA} {
+			requests = append(requests, floorRequest{"/api/v1/pods", kubectlAccept, ua}, floorRequest{"/version", "application/json", ua})
+		}
 		for _, p := range gets {
-			requests = append(requests, [2]string{p, kubectlAccept})
+			requests = append(requests, floorRequest{p, kubectlAccept, benchUserAgent})
 		}
 		floor, stop, err := r.startFloor(ctx, requests)
 		if err != nil {
@@ -503,9 +523,58 @@ func (r *runner) measureServers(ctx context.Context) error {
 		defer stop()
 		r.floor = floor
 	}
+	// Each side's clients with kubectl's User-Agent, and the concurrent
+	// figures' clients (a connection each), warmed.
+	kubectlClient := map[*side]*http.Client{}
+	concurrentClients := map[string]map[*side][]*http.Client{benchUserAgent: {}, r.kubectlUA: {}}
+	// The servers' RSS is measured without these connections.
+	closeClients := func() {
+		for _, c := range kubectlClient {
+			c.CloseIdleConnections()
+		}
+		for _, bySide := range concurrentClients {
+			for _, cs := range bySide {
+				for _, c := range cs {
+					c.CloseIdleConnections()
+				}
+			}
+		}
+	}
+	defer closeClients()
+	for _, s := range []*side{r.served, r.peer, r.floor} {
+		if s == nil {
+			continue
+		}
+		newClient := func(ua string) (*http.Client, error) {
+			c, err := s.newClient(ua)
+			if err != nil {
+				return nil, err
+			}
+			_, err = s.get(ctx, c, "/version", "application/json")
+			return c, err
+		}
+		if kubectlClient[s], err = newClient(r.kubectlUA); err != nil {
+			return err
+		}
+		for ua, clients := range concurrentClients {
+			for range o.Concurrent {
+				c, err := newClient(ua)
+				if err != nil {
+					return err
+				}
+				clients[s] = append(clients[s], c)
+			}
+		}
+	}
 	tenX := Target{MinRatio: 10, Text: "ratio ≥ 10"}
 	if _, err := r.figure("table-list-s", "a Table LIST of all pods with kubectl's Accept header, unchunked", o.Reps, tenX, true,
 		get("/api/v1/pods", kubectlAccept)); err != nil {
+		return err
+	}
+	if _, err := r.figure("table-list-kubectl-s", "the same with kubectl's User-Agent as well, which bundlectl answers with row metadata without managedFields (kubectl prints nothing of them) and kube-apiserver as any client", o.Reps, Target{}, true,
+		func(s *side, _ int) (float64, error) {
+			return timed(func() error { _, err := s.get(ctx, kubectlClient[s], "/api/v1/pods", kubectlAccept); return err })
+		}); err != nil {
 		return err
 	}
 	if _, err := r.figure("table-list-chunked-s", "the same, in pages of 500 as kubectl asks (limit=500, then continue)", o.Reps, Target{}, false,
@@ -534,35 +603,25 @@ func (r *runner) measureServers(ctx context.Context) error {
 		get("/api/v1/pods?labelSelector="+url.QueryEscape("app="+app), kubectlAccept)); err != nil {
 		return err
 	}
-	clients := map[*side][]*http.Client{}
-	for _, s := range []*side{r.served, r.peer, r.floor} {
-		if s == nil {
-			continue
+	for _, c := range []struct {
+		suffix, what string
+		target       Target
+		ua           string
+	}{
+		{"", "", Target{MinRatio: 20, Text: "ratio ≥ 20 (20× the requests per second)"}, benchUserAgent},
+		{"-kubectl", ", with kubectl's User-Agent as well", Target{}, r.kubectlUA},
+	} {
+		clients := concurrentClients[c.ua]
+		fig, err := r.figure(fmt.Sprintf("table-list-%d-concurrent%s-s", o.Concurrent, c.suffix),
+			fmt.Sprintf("%d Table LISTs of all pods at once, each on its own connection%s: the time until the last ends", o.Concurrent, c.what),
+			o.ConcurrentReps, c.target, true,
+			func(s *side, _ int) (float64, error) { return s.concurrent(ctx, clients[s], "/api/v1/pods") })
+		if err != nil {
+			return err
 		}
-		for range o.Concurrent {
-			c, err := s.newClient()
-			if err != nil {
-				return err
-			}
-			if _, err := s.get(ctx, c, "/version", "application/json"); err != nil {
-				return err
-			}
-			clients[s] = append(clients[s], c)
-		}
+		fig.Extra = fmt.Sprintf("%.1f and %.2f requests/s", float64(o.Concurrent)/fig.Bundlectl, float64(o.Concurrent)/fig.PeerValue)
 	}
-	fig, err := r.figure(fmt.Sprintf("table-list-%d-concurrent-s", o.Concurrent),
-		fmt.Sprintf("%d Table LISTs of all pods at once, each on its own connection: the time until the last ends", o.Concurrent),
-		o.ConcurrentReps, Target{MinRatio: 20, Text: "ratio ≥ 20 (20× the requests per second)"}, true,
-		func(s *side, _ int) (float64, error) { return s.concurrent(ctx, clients[s], "/api/v1/pods") })
-	if err != nil {
-		return err
-	}
-	fig.Extra = fmt.Sprintf("%.1f and %.2f requests/s", float64(o.Concurrent)/fig.Bundlectl, float64(o.Concurrent)/fig.PeerValue)
-	for _, cs := range clients {
-		for _, c := range cs {
-			c.CloseIdleConnections()
-		}
-	}
+	closeClients()
 	if _, err := r.figure("kubectl-get-pods-A-s", "the wall time of `kubectl get pods -A` (warm discovery cache, output to a pipe)", o.KubectlReps,
 		Target{MaxValue: 2.5, Text: "≤ 2.5 s"}, false,
 		func(s *side, _ int) (float64, error) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,19 +81,20 @@ func TestPeersSmall(t *testing.T) {
 			t.Errorf("%s: no measurement", f.Line())
 		}
 	}
-	withFloor := map[string]bool{"table-list-s": true, "json-list-s": true, "table-get-s": true, "table-list-2-concurrent-s": true}
+	withFloor := map[string]bool{"table-list-s": true, "table-list-kubectl-s": true, "json-list-s": true, "table-get-s": true,
+		"table-list-2-concurrent-s": true, "table-list-2-concurrent-kubectl-s": true}
 	for _, f := range rep.Figures {
 		if withFloor[f.Name] != (f.Floor > 0) {
 			t.Errorf("%s: floor %v, want one: %v", f.Name, f.Floor, withFloor[f.Name])
 		}
 	}
-	want := []string{"upgrade-s", "upgrade-vs-gzip-cli-s", "upgrade-peak-rss-MB", "table-list-s", "table-list-chunked-s", "json-list-s",
-		"table-get-s", "field-selected-s", "label-selected-s", "table-list-2-concurrent-s", "kubectl-get-pods-A-s", "rss-MB"}
+	want := []string{"upgrade-s", "upgrade-vs-gzip-cli-s", "upgrade-peak-rss-MB", "table-list-s", "table-list-kubectl-s", "table-list-chunked-s", "json-list-s",
+		"table-get-s", "field-selected-s", "label-selected-s", "table-list-2-concurrent-s", "table-list-2-concurrent-kubectl-s", "kubectl-get-pods-A-s", "rss-MB"}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("figures:\n got %v\nwant %v", names, want)
 	}
 	md := rep.Markdown()
-	for _, s := range []string{"| `table-list-s`", "| floor |", "## The machine", "200 Pod", "prints the same NAMESPACE, NAME, READY and STATUS"} {
+	for _, s := range []string{"| `table-list-s`", "| floor |", "## The machine", "200 Pod", "prints the same NAMESPACE, NAME, READY and STATUS", "the same for kubectl's User-Agent (kubectl/v1."} {
 		if !strings.Contains(md, s) {
 			t.Errorf("BENCHMARKS.md lacks %q:\n%s", s, md)
 		}
@@ -219,4 +221,17 @@ func kubectlBinary(t *testing.T) string {
 func minor(path string) int {
 	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "kubectl.1."))
 	return n
+}
+
+// The kubectl figures send the User-Agent client-go builds for kubectl.
+func TestKubectlUserAgent(t *testing.T) {
+	for _, c := range []struct{ version, commit, platform, want string }{
+		{"v1.33.1", "8adc0f041b8e7ad1d30e29cc59c6ae7a15e19828", "linux/amd64", "kubectl/v1.33.1 (linux/amd64) kubernetes/8adc0f0"},
+		{"v1.35.4-dirty", "", "darwin/arm64", "kubectl/v1.35.4 (darwin/arm64) kubernetes/unknown"},
+		{"", "abc", "", "kubectl/unknown (" + runtime.GOOS + "/" + runtime.GOARCH + ") kubernetes/abc"},
+	} {
+		if got := kubectlUserAgent(c.version, c.commit, c.platform); got != c.want {
+			t.Errorf("kubectlUserAgent(%q, %q, %q) = %q, want %q", c.version, c.commit, c.platform, got, c.want)
+		}
+	}
 }
