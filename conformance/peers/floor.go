@@ -9,11 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-
-	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/rest"
 )
 
 // The floor of a figure is the best any server could do for the same
@@ -42,40 +38,18 @@ func exchangeKey(requestURI, accept, userAgent string) string {
 // record fetches a path as the measuring client does, and keeps the
 // response as it was on the wire: gzip asked for, not decoded.
 func (s *side) record(ctx context.Context, fr floorRequest) (exchange, error) {
-	path, accept := fr.path, fr.accept
-	cfg := rest.CopyConfig(s.cfg)
-	cfg.UserAgent = fr.userAgent
-	tlsConfig, err := rest.TLSConfigFor(cfg)
+	c, err := s.newClient(fr.userAgent)
 	if err != nil {
 		return exchange{}, err
 	}
-	t := utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: tlsConfig, DisableCompression: true})
-	rt, err := rest.HTTPWrappersForConfig(cfg, t)
+	defer c.CloseIdleConnections()
+	body, header, err := s.fetch(ctx, c, fr.path, http.Header{"Accept": {fr.accept}, "Accept-Encoding": {"gzip"}})
 	if err != nil {
 		return exchange{}, err
 	}
-	defer t.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(s.cfg.Host, "/")+path, nil)
-	if err != nil {
-		return exchange{}, err
-	}
-	req.Header.Set("Accept", accept)
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := (&http.Client{Transport: rt}).Do(req)
-	if err != nil {
-		return exchange{}, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return exchange{}, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return exchange{}, fmt.Errorf("%s: GET %s: %s", s.name, path, resp.Status)
-	}
-	h := resp.Header.Clone()
+	h := header.Clone()
 	h.Del("Date")
-	return exchange{Path: path, Accept: accept, UserAgent: fr.userAgent, Header: h, Body: body}, nil
+	return exchange{Path: fr.path, Accept: fr.accept, UserAgent: fr.userAgent, Header: h, Body: body}, nil
 }
 
 const (

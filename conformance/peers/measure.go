@@ -102,24 +102,33 @@ func (s *side) newClient(userAgent string) (*http.Client, error) {
 
 // get fetches a path with an Accept header and returns the decoded body.
 func (s *side) get(ctx context.Context, c *http.Client, path, accept string) ([]byte, error) {
+	body, _, err := s.fetch(ctx, c, path, http.Header{"Accept": {accept}})
+	return body, err
+}
+
+// fetch GETs a path with the given request headers and returns the body
+// and the response headers of a 200. A request that sets Accept-Encoding
+// itself gets the body as it was on the wire: the transport decodes gzip
+// only when it asked for it.
+func (s *side) fetch(ctx context.Context, c *http.Client, path string, header http.Header) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(s.cfg.Host, "/")+path, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	req.Header.Set("Accept", accept)
+	req.Header = header
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: GET %s: %w", s.name, path, err)
+		return nil, nil, fmt.Errorf("%s: GET %s: %w", s.name, path, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("%s: GET %s: %w", s.name, path, err)
+		return nil, nil, fmt.Errorf("%s: GET %s: %w", s.name, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: GET %s: %s: %.300s", s.name, path, resp.Status, body)
+		return nil, nil, fmt.Errorf("%s: GET %s: %s: %.300s", s.name, path, resp.Status, body)
 	}
-	return body, nil
+	return body, resp.Header, nil
 }
 
 // timed runs f and returns its wall time in seconds.
