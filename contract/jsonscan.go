@@ -29,7 +29,7 @@ var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true
 func skipValue(data []byte, i int) int {
 	switch data[i] {
 	case '"':
-		return skipString(data, i)
+		return SkipJSONString(data, i)
 	case '{', '[':
 		depth := 0
 		for i < len(data) {
@@ -41,7 +41,7 @@ func skipValue(data []byte, i int) int {
 			}
 			switch data[i] {
 			case '"':
-				i = skipString(data, i)
+				i = SkipJSONString(data, i)
 				continue
 			case '{', '[':
 				depth++
@@ -62,9 +62,12 @@ func skipValue(data []byte, i int) int {
 	}
 }
 
-// skipString returns the index just past the string whose quote is at
-// data[i]: the next quote not escaped by an odd run of backslashes.
-func skipString(data []byte, i int) int {
+// SkipJSONString returns the index just past the JSON string whose
+// opening quote is at data[i]: past the next quote not escaped by an odd
+// run of backslashes, or len(data) when none ends it. It does not
+// validate the string; the upgrade's quantity check reads strings with it
+// too.
+func SkipJSONString(data []byte, i int) int {
 	for i++; i < len(data); {
 		j := bytes.IndexByte(data[i:], '"')
 		if j < 0 {
@@ -138,7 +141,7 @@ func scanMembers(data []byte, i int, it *item, l *list) int {
 	}
 	i = skipSpace(data, i+1)
 	for i < len(data) && data[i] == '"' {
-		kEnd := skipString(data, i)
+		kEnd := SkipJSONString(data, i)
 		key := data[i+1 : kEnd-1]
 		i = skipSpace(data, kEnd)
 		i = skipSpace(data, i+1) // past ':'
@@ -183,7 +186,7 @@ func member(obj []byte, name string) []byte {
 	var v []byte
 	i := skipSpace(obj, 1)
 	for i < len(obj) && obj[i] == '"' {
-		kEnd := skipString(obj, i)
+		kEnd := SkipJSONString(obj, i)
 		key := obj[i+1 : kEnd-1]
 		i = skipSpace(obj, kEnd)
 		i = skipSpace(obj, i+1) // past ':'

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // Bounds on what an item may hold where a resource.Quantity could be
@@ -26,11 +28,11 @@ func checkQuantities(raw []byte) error {
 		c := raw[i]
 		switch {
 		case c == '"':
-			end := closingQuote(raw, i)
-			content := raw[i+1 : min(end, len(raw))]
+			next := contract.SkipJSONString(raw, i)
+			content := raw[i+1 : max(next-1, i+1)]
 			if bytes.IndexByte(content, '\\') >= 0 {
 				var s string
-				if json.Unmarshal(raw[i:min(end+1, len(raw))], &s) != nil {
+				if json.Unmarshal(raw[i:next], &s) != nil {
 					s = ""
 				}
 				content = []byte(s)
@@ -40,7 +42,7 @@ func checkQuantities(raw []byte) error {
 			if err := checkQuantity(content); err != nil {
 				return err
 			}
-			i = end + 1
+			i = next
 		case c == '-' || c >= '0' && c <= '9':
 			end := i
 			for end < len(raw) && numberByte[raw[end]] {
@@ -55,28 +57,6 @@ func checkQuantities(raw []byte) error {
 		}
 	}
 	return nil
-}
-
-// closingQuote returns the index of the quote that ends the string whose
-// opening quote is at raw[i] (one not escaped by an odd run of
-// backslashes), or len(raw).
-func closingQuote(raw []byte, i int) int {
-	for i++; i < len(raw); {
-		j := bytes.IndexByte(raw[i:], '"')
-		if j < 0 {
-			return len(raw)
-		}
-		q := i + j
-		k := q
-		for k > i && raw[k-1] == '\\' {
-			k--
-		}
-		if (q-k)%2 == 0 {
-			return q
-		}
-		i = q + 1
-	}
-	return len(raw)
 }
 
 // numberByte marks the bytes of a JSON number.
