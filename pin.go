@@ -23,6 +23,7 @@ import (
 	_ "k8s.io/controller-manager"
 	_ "k8s.io/cri-api"
 	_ "k8s.io/cri-client/pkg"
+	_ "k8s.io/cri-streaming/pkg/streaming"
 	_ "k8s.io/csi-translation-lib"
 	_ "k8s.io/dynamic-resource-allocation"
 	_ "k8s.io/endpointslice"
@@ -40,5 +41,6 @@ import (
 	_ "k8s.io/pod-security-admission"
 	_ "k8s.io/sample-apiserver/pkg/apis/wardle"
 	_ "k8s.io/sample-cli-plugin"
-	_ "k8s.io/sample-controller/pkg/apis/samplecontroller"
+	_ "k8s.io/sample-controller/pkg/apis/samplecontroller/v1alpha1"
+	_ "k8s.io/streaming/pkg/httpstream"
 )

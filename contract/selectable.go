@@ -62,7 +62,7 @@ func merge(ms ...map[string][]string) map[string][]string {
 
 var nameNS = self("metadata.name", "metadata.namespace")
 
-// builtinFieldSets lists every resource of kube-apiserver 1.35.4 that
+// builtinFieldSets lists every resource of kube-apiserver 1.37.1 that
 // registers its own field-label conversion (pkg/apis/*/*/conversion.go)
 // with the values its registry's GetAttrs computes (pkg/registry/**).
 // Everything else uses DefaultFieldSet.
@@ -110,16 +110,19 @@ var builtinFieldSets = map[schema.GroupVersionResource]FieldSet{
 	},
 	{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}:      set(msgNotSupported, self("metadata.name", "spec.signerName")),
 	{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "certificatesigningrequests"}: set(msgNotSupported, self("metadata.name", "spec.signerName")),
+	{Group: "certificates.k8s.io", Version: "v1", Resource: "clustertrustbundles"}:             set(msgNotSupported, self("metadata.name", "spec.signerName")),
 	{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "clustertrustbundles"}:        set(msgNotSupported, self("metadata.name", "spec.signerName")),
 	{Group: "certificates.k8s.io", Version: "v1alpha1", Resource: "clustertrustbundles"}:       set(msgNotSupported, self("metadata.name", "spec.signerName")),
+	{Group: "certificates.k8s.io", Version: "v1", Resource: "podcertificaterequests"}: set(msgNotSupported,
+		merge(nameNS, self("spec.signerName", "spec.podName", "spec.nodeName"))),
 	{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "podcertificaterequests"}: set(msgNotSupported,
 		merge(nameNS, self("spec.signerName", "spec.podName", "spec.nodeName"))),
 	{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"}: set("field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: %s",
-		self("metadata.name", "spec.nodeName", "spec.driver")),
+		self("metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name")),
 	{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceslices"}: set("field label not supported for resource.k8s.io/v1beta1, Kind=ResourceSlice: %s",
-		self("metadata.name", "spec.nodeName", "spec.driver")),
+		self("metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name")),
 	{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceslices"}: set("field label not supported for resource.k8s.io/v1beta2, Kind=ResourceSlice: %s",
-		self("metadata.name", "spec.nodeName", "spec.driver")),
+		self("metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name")),
 }
 
 // BuiltinFieldSet returns the field set of a built-in resource of the

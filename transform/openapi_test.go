@@ -97,7 +97,7 @@ func TestSynthesizeOpenAPIForTheDefaultAPI(t *testing.T) {
 		}
 	}
 	// Alpha versions are off by default.
-	for _, p := range []string{"apis/admissionregistration.k8s.io/v1alpha1", "apis/storagemigration.k8s.io/v1beta1", "apis/storagemigration.k8s.io"} {
+	for _, p := range []string{"apis/admissionregistration.k8s.io/v1alpha1", "apis/storagemigration.k8s.io/v1beta1", "apis/lifecycle.k8s.io"} {
 		if _, ok := files.v3[p]; ok {
 			t.Errorf("%s is not served by default", p)
 		}
@@ -107,7 +107,7 @@ func TestSynthesizeOpenAPIForTheDefaultAPI(t *testing.T) {
 	}
 	v2 := decodeV2(t, files.v2)
 	for p := range v2.Paths {
-		if strings.Contains(p, "v1alpha1") || strings.HasPrefix(p, "/apis/storagemigration.k8s.io/") {
+		if strings.Contains(p, "v1alpha1") || strings.HasPrefix(p, "/apis/lifecycle.k8s.io/") || strings.HasPrefix(p, "/apis/storagemigration.k8s.io/v1beta1/") {
 			t.Errorf("v2 has %s", p)
 		}
 	}

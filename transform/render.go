@@ -29,6 +29,8 @@ const (
 	ConvertorCRD        Convertor = "crd"
 	ConvertorDefault    Convertor = "default"
 	ConvertorAggregator Convertor = "aggregator"
+	// ConvertorDefinitions is apiextensions' convertor of CRDs themselves.
+	ConvertorDefinitions Convertor = "apiextensions"
 )
 
 // List is one raw list of a bundle, decoded far enough to render it.
@@ -246,6 +248,9 @@ func (r *Renderer) table(l List) (*metav1.Table, Convertor, error) {
 	case storageConvertors[gr] == ConvertorAggregator:
 		t, err := r.internalTable(l, aggregatorStorage)
 		return t, ConvertorAggregator, err
+	case storageConvertors[gr] == ConvertorDefinitions:
+		t, err := r.internalTable(l, definitionStorage)
+		return t, ConvertorDefinitions, err
 	case storageConvertors[gr] == "":
 		gvk := l.GVR.GroupVersion().WithKind(l.Kind)
 		if _, withPrinter, ok := newInternalList(gvk); ok && withPrinter {
@@ -298,12 +303,16 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 		partials[obj] = partial.DeepCopy()
 	}
 	var table *metav1.Table
-	err = r.asOfCollection(func(c clock) error {
-		c.shiftObject(list)
-		var err error
+	if s.absoluteTimes {
 		table, err = s.convert(list)
-		return err
-	})
+	} else {
+		err = r.asOfCollection(func(c clock) error {
+			c.shiftObject(list)
+			var err error
+			table, err = s.convert(list)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, err
 	}

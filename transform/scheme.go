@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"reflect"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	crdtable "k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition/tableconvertor"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -36,6 +39,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/extensions/install"
 	_ "k8s.io/kubernetes/pkg/apis/flowcontrol/install"
 	_ "k8s.io/kubernetes/pkg/apis/imagepolicy/install"
+	_ "k8s.io/kubernetes/pkg/apis/lifecycle/install"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
 	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
@@ -74,6 +78,9 @@ type internalStorage struct {
 	codecs  serializer.CodecFactory
 	newList func(gvk schema.GroupVersionKind) (runtime.Object, error)
 	convert func(list runtime.Object) (*metav1.Table, error)
+	// absoluteTimes is set for a convertor whose cells hold timestamps
+	// as they are, never an age: its objects are not moved in time.
+	absoluteTimes bool
 }
 
 // decode does what the apiserver's storage codec does with an object it
@@ -135,16 +142,37 @@ var aggregatorStorage = func() internalStorage {
 	}
 }()
 
+// definitionStorage is apiextensions' CustomResourceDefinition storage,
+// which has a convertor of its own (Name, Scope, Versions, Created At,
+// and wide Group, Kind, ShortNames, Established); its times are absolute.
+var definitionStorage = func() internalStorage {
+	scheme := runtime.NewScheme()
+	apiextensionsinstall.Install(scheme)
+	return internalStorage{
+		scheme: scheme,
+		codecs: serializer.NewCodecFactory(scheme),
+		newList: func(schema.GroupVersionKind) (runtime.Object, error) {
+			return &apiextensions.CustomResourceDefinitionList{}, nil
+		},
+		convert: func(list runtime.Object) (*metav1.Table, error) {
+			return crdtable.New().ConvertToTable(context.Background(), list, nil)
+		},
+		absoluteTimes: true,
+	}
+}()
+
 // storageConvertors names the resources whose storage in kube-apiserver
-// 1.35.4 does not render as the rule says (printers when they have a
+// 1.37.1 does not render as the rule says (printers when they have a
 // handler for the kind, else the default convertor): CSIStorageCapacity
 // has a printer handler but its storage sets the default convertor
-// (pkg/registry/storage/csistoragecapacity/storage), and APIServices are
-// served by kube-aggregator with its own. The conformance gate checks
+// (pkg/registry/storage/csistoragecapacity/storage), APIServices are
+// served by kube-aggregator and CustomResourceDefinitions by
+// apiextensions, each with a convertor of its own. The conformance gate checks
 // every kind against a live server.
 var storageConvertors = map[schema.GroupResource]Convertor{
-	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}: ConvertorDefault,
-	{Group: "apiregistration.k8s.io", Resource: "apiservices"}:  ConvertorAggregator,
+	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}:            ConvertorDefault,
+	{Group: "apiregistration.k8s.io", Resource: "apiservices"}:             ConvertorAggregator,
+	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}: ConvertorDefinitions,
 }
 
 // newInternalList returns an empty internal list of a built-in kind

@@ -28,7 +28,13 @@ func fakeGo(t *testing.T, delay string) (log string) {
 	}
 	dir := t.TempDir()
 	log = filepath.Join(dir, "builds.log")
+	// The script reads the release's go.mod for its staging modules.
+	mod := filepath.Join(dir, "kubernetes.mod")
+	if err := os.WriteFile(mod, []byte("module k8s.io/kubernetes\n\nreplace k8s.io/api => ./staging/src/k8s.io/api\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	script := `#!/usr/bin/env bash
+[[ "$1 $2 $3" == "mod download -json" ]] && { echo '{"GoMod": "` + mod + `"}'; exit 0; }
 [[ $1 == build ]] || exit 0
 out=; while [[ $# -gt 0 ]]; do [[ $1 == -o ]] && out=$2; shift; done
 echo "$$ $out" >>` + log + `

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds a real kube-apiserver and etcd of the Kubernetes release bundlectl
-# pins (k8s.io/kubernetes v1.35.4, and the etcd server that release
-# requires) from the Go module proxy, into a cache folder. The conformance
-# gate's --local provider (package conformance/local) starts them as
-# processes on loopback.
+# Builds a real kube-apiserver (and, on request, kubectl) of a Kubernetes
+# release, and the etcd server bundlectl pins, from the Go module proxy
+# into a cache folder. The conformance gate's --local provider (package
+# conformance/local) starts them as processes on loopback.
 #
-# Usage: scripts/build-local-apiserver.sh [DEST]
-#   DEST defaults to ${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/v1.35.4
+# Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z] [--kubectl] [DEST]
+#   --kube-version  the release to build, default the pinned one (v1.37.1)
+#   --kubectl       build kubectl of the same release too
+#   DEST            defaults to ${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/<release>
 #
 # This file is the only copy of the recipe: package conformance/local
 # embeds it (so a `go install`ed bundlectl can build the binaries too) and
@@ -15,8 +16,10 @@
 # k8s.io/kubernetes and etcd's server module carry replace directives, so
 # neither can be `go install`ed by version; each is built from a throwaway
 # wrapper module that requires it (and, for Kubernetes, every staging
-# module at the matching version). Built once: existing binaries that
-# report the right version are kept.
+# module its go.mod replaces, at the matching v0 version). A staging module
+# the proxy does not have at that version (kube-apiserver never imports
+# those) is pointed at an empty local module in the wrapper. Built once:
+# existing binaries that report the right version are kept.
 #
 # DEST is shared by every checkout and test on the machine. Builds are
 # serialised with flock(1) where it exists (a second build waits, then finds
@@ -24,11 +27,31 @@
 # into place, so even unlocked concurrent builds never leave a torn file.
 set -euo pipefail
 
-K8S_VERSION=v1.35.4
-STAGING_VERSION=v0.35.4
-ETCD_VERSION=v3.6.5 # go.etcd.io/etcd/server/v3 in k8s.io/kubernetes v1.35.4's go.mod
+PINNED_VERSION=v1.37.1
+# etcd is the one k8s.io/kubernetes $PINNED_VERSION requires
+# (go.etcd.io/etcd/server/v3 in its go.mod); every release is run with it.
+ETCD_VERSION=v3.7.0
 
-dest="${1:-${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/$K8S_VERSION}"
+K8S_VERSION=$PINNED_VERSION
+with_kubectl=false
+dest=
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kube-version) K8S_VERSION=$2; shift 2 ;;
+	--kube-version=*) K8S_VERSION=${1#*=}; shift ;;
+	--kubectl) with_kubectl=true; shift ;;
+	-*) echo "unknown flag $1" >&2; exit 2 ;;
+	*) dest=$1; shift ;;
+	esac
+done
+if [[ ! $K8S_VERSION =~ ^v1\.([0-9]+)\.([0-9]+)$ ]]; then
+	echo "--kube-version wants a release such as v1.31.14, not $K8S_VERSION" >&2
+	exit 2
+fi
+minor=${BASH_REMATCH[1]}
+STAGING_VERSION=v0.$minor.${BASH_REMATCH[2]}
+
+dest="${dest:-${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/$K8S_VERSION}"
 mkdir -p "$dest"
 
 # Versions are read whole into variables, not piped into grep -q or head:
@@ -36,15 +59,22 @@ mkdir -p "$dest"
 # SIGPIPE and the check fail at random.
 built() {
 	[[ -x "$dest/kube-apiserver" && -x "$dest/etcd" ]] || return 1
-	local k e
+	local k e c
 	k="$("$dest/kube-apiserver" --version 2>/dev/null)" || return 1
 	e="$("$dest/etcd" --version 2>/dev/null)" || return 1
-	has_line "$k" "Kubernetes $K8S_VERSION" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}"
+	has_line "$k" "Kubernetes $K8S_VERSION" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}" || return 1
+	$with_kubectl || return 0
+	[[ -x "$dest/kubectl" ]] || return 1
+	c="$("$dest/kubectl" version --client 2>/dev/null)" || return 1
+	has_line "$c" "Client Version: $K8S_VERSION"
 }
 has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }
+done_msg() {
+	echo "kube-apiserver $K8S_VERSION$($with_kubectl && echo ", kubectl $K8S_VERSION") and etcd $ETCD_VERSION are in $dest"
+}
 
 if built; then
-	echo "kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION are in $dest"
+	done_msg
 	exit 0
 fi
 
@@ -55,22 +85,30 @@ if command -v flock >/dev/null; then
 		flock 9
 	fi
 	if built; then
-		echo "kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION are in $dest"
+		done_msg
 		exit 0
 	fi
 fi
-
-staging=(api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider
-	cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api
-	cri-client csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms
-	kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics
-	mount-utils pod-security-admission sample-apiserver sample-cli-plugin sample-controller)
 
 work="$(mktemp -d)"
 cleanup() { rm -rf "$work" "$dest"/.*.tmp.$$; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# The staging modules are the ones the release's go.mod replaces with
+# ./staging/src/k8s.io/<name>: the list changes from release to release.
+kmod="$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$K8S_VERSION")"
+kmod="${kmod#*\"GoMod\": \"}"
+kmod="${kmod%%\"*}"
+staging=()
+while read -r m _; do
+	staging+=("${m#k8s.io/}")
+done < <(sed -n 's#^[[:space:]]*\(replace[[:space:]]*\)\{0,1\}\(k8s\.io/[a-z0-9-]*\) => \./staging/src/.*#\2 x#p' "$kmod")
+if [[ ${#staging[@]} -eq 0 ]]; then
+	echo "found no staging modules in $kmod" >&2
+	exit 1
+fi
 
 build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 	local name=$1 pkg=$2 ldflags=$3
@@ -81,7 +119,20 @@ build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 		cd "$work/$name"
 		printf 'module bundlectl.local/%s\n\ngo 1.25.0\n' "$name" >go.mod
 		printf 'package main\n\nimport _ "%s"\n' "$pkg" >tools.go
-		go mod edit $(printf -- '-require=%s ' "$@")
+		local req
+		for req in "$@"; do
+			local m=${req%@*} v=${req#*@}
+			if go mod download "$req" >/dev/null 2>&1; then
+				go mod edit -require="$req"
+			else
+				# Not on the proxy at this version: an empty module stands
+				# in; the program built never imports it.
+				echo "$req is not on the module proxy; an empty module stands in for it"
+				mkdir -p "$work/empty/$m"
+				printf 'module %s\n' "$m" >"$work/empty/$m/go.mod"
+				go mod edit -require="$m@$v" -replace="$m=$work/empty/$m"
+			fi
+		done
 		go mod tidy >/dev/null
 		echo "building $name from $pkg"
 		CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg"
@@ -90,20 +141,27 @@ build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 }
 
 vpkg=k8s.io/component-base/version
-minor=${K8S_VERSION#v1.}
-minor=${minor%%.*}
 k8s_ldflags="-s -w -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
 reqs=("k8s.io/kubernetes@$K8S_VERSION")
 for m in "${staging[@]}"; do reqs+=("k8s.io/$m@$STAGING_VERSION"); done
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" "${reqs[@]}"
+if $with_kubectl; then
+	build kubectl k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" "${reqs[@]}"
+fi
 
-build etcd go.etcd.io/etcd/server/v3 "-s -w" \
-	"go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/api/v3@$ETCD_VERSION" \
-	"go.etcd.io/etcd/client/pkg/v3@$ETCD_VERSION" "go.etcd.io/etcd/client/v3@$ETCD_VERSION" \
-	"go.etcd.io/etcd/pkg/v3@$ETCD_VERSION"
+etcd_built() {
+	local e
+	e="$("$dest/etcd" --version 2>/dev/null)" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}"
+}
+if ! etcd_built; then
+	build etcd go.etcd.io/etcd/server/v3 "-s -w" \
+		"go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/api/v3@$ETCD_VERSION" \
+		"go.etcd.io/etcd/client/pkg/v3@$ETCD_VERSION" "go.etcd.io/etcd/client/v3@$ETCD_VERSION" \
+		"go.etcd.io/etcd/pkg/v3@$ETCD_VERSION"
+fi
 
 built || {
 	echo "the binaries built in $dest do not report kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION" >&2
 	exit 1
 }
-echo "kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION are in $dest"
+done_msg

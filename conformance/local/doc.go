@@ -50,27 +50,23 @@
 //
 // The apiserver serves every API version of the release
 // (--runtime-config=api/all=true) with the feature gates in
-// DefaultFeatureGates, and every kind the Kubernetes 1.35 table printers
+// DefaultFeatureGates, and every kind the Kubernetes 1.37 table printers
 // know is served (the package's tests check each one). Four kinds need a
 // gate besides the runtime config:
 //
-//   - ClusterTrustBundle: certificates.k8s.io v1alpha1 and v1beta1 ClusterTrustBundle
-//   - PodCertificateRequest: certificates.k8s.io v1beta1 PodCertificateRequest
-//   - StorageVersionMigrator: storagemigration.k8s.io v1beta1 StorageVersionMigration
-//   - GenericWorkload: scheduling.k8s.io v1alpha1 Workload
-//
-// Two more make served kinds behave as on a cluster that uses them:
-//
-//   - MutatingAdmissionPolicy: the admission plugin applies the
-//     admissionregistration v1alpha1/v1beta1 MutatingAdmissionPolicies
-//     and bindings (served by the runtime config alone, inert without it)
-//   - DRADeviceTaints: device taints in ResourceSlices are stored instead
-//     of silently dropped
+//   - GenericWorkload: scheduling.k8s.io v1beta1 Workload and PodGroup
+//   - CompositePodGroup: scheduling.k8s.io v1alpha3 CompositePodGroup; it
+//     depends on TopologyAwareWorkloadScheduling, which is on as well
+//   - EvictionRequestAPI: lifecycle.k8s.io v1alpha1 EvictionRequest and Eviction
+//   - DRAResourcePoolStatus: resource.k8s.io v1alpha3 ResourcePoolStatusRequest
 //
 // Served by the runtime config alone, with no gate: coordination.k8s.io
 // v1alpha2/v1beta1 LeaseCandidate, internal.apiserver.k8s.io v1alpha1
-// StorageVersion, resource.k8s.io v1alpha3 DeviceTaintRule, and the
-// alpha and beta versions of every other group.
+// StorageVersion, resource.k8s.io v1alpha3 DeviceTaintRule, the
+// admissionregistration v1alpha1/v1beta1 MutatingAdmissionPolicies, and the
+// alpha and beta versions of every other group. ClusterTrustBundle,
+// PodCertificateRequest, StorageVersionMigration, MutatingAdmissionPolicy
+// and DRA device taints are GA in 1.37 and on by default.
 //
 // Every printer kind could be enabled. Gates deliberately left off,
 // although they relate to those kinds:
@@ -82,8 +78,6 @@
 //   - StorageVersionAPI: not needed to serve StorageVersion, and it makes
 //     the apiserver write a StorageVersion for every resource, and refuse
 //     writes until it has, at each start.
-//   - DRADeviceTaintRules: in the apiserver it only adds DeviceTaintRule
-//     rules to bootstrap RBAC roles; the kind is served without it.
 //   - AllAlpha, AllBeta: every kind is served without them; they would
 //     also turn on field-level gates that change how objects are defaulted
 //     and stored, which the gate's fixtures do not need.

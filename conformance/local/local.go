@@ -26,23 +26,23 @@ import (
 
 // Version is the Kubernetes release the provider runs; the binaries are
 // built from k8s.io/kubernetes at this version.
-const Version = "v1.35.4"
+const Version = "v1.37.1"
 
 // EtcdVersion is the etcd server Version requires.
-const EtcdVersion = "v3.6.5"
+const EtcdVersion = "v3.7.0"
 
 // DefaultFeatureGates turn on the alpha and beta gates without which
-// kube-apiserver 1.35.4 does not serve a kind the 1.35 table printers know,
-// even with --runtime-config=api/all=true, and two that make served kinds
-// behave as on a cluster that uses them. See the package documentation
+// kube-apiserver 1.37.1 does not serve a kind the 1.37 table printers know,
+// even with --runtime-config=api/all=true. See the package documentation
 // for what each one does and for the gates left off.
 var DefaultFeatureGates = []string{
-	"ClusterTrustBundle=true",      // certificates.k8s.io v1alpha1, v1beta1 ClusterTrustBundle
-	"PodCertificateRequest=true",   // certificates.k8s.io v1beta1 PodCertificateRequest
-	"StorageVersionMigrator=true",  // storagemigration.k8s.io v1beta1 StorageVersionMigration
-	"GenericWorkload=true",         // scheduling.k8s.io v1alpha1 Workload
-	"MutatingAdmissionPolicy=true", // the admission plugin that applies the MutatingAdmissionPolicies served
-	"DRADeviceTaints=true",         // ResourceSlice device taints stored instead of dropped
+	"GenericWorkload=true",   // scheduling.k8s.io Workload and PodGroup
+	"CompositePodGroup=true", // scheduling.k8s.io v1alpha3 CompositePodGroup
+	// CompositePodGroup depends on it: the scheduler's gate, which in the
+	// apiserver only lets Workloads and PodGroups keep topology fields.
+	"TopologyAwareWorkloadScheduling=true",
+	"EvictionRequestAPI=true",    // lifecycle.k8s.io v1alpha1 EvictionRequest and Eviction
+	"DRAResourcePoolStatus=true", // resource.k8s.io ResourcePoolStatusRequest
 }
 
 // DefaultRuntimeConfig serves every API version the release has.

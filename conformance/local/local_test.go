@@ -73,8 +73,8 @@ func TestScriptsLinkToTheEmbeddedScript(t *testing.T) {
 	if !bytes.Equal(data, local.BuildScript()) {
 		t.Errorf("%s differs from the embedded build script", link)
 	}
-	if !bytes.Contains(data, []byte("K8S_VERSION="+local.Version+"\n")) ||
-		!bytes.Contains(data, []byte("ETCD_VERSION="+local.EtcdVersion+" ")) {
+	if !bytes.Contains(data, []byte("PINNED_VERSION="+local.Version+"\n")) ||
+		!bytes.Contains(data, []byte("ETCD_VERSION="+local.EtcdVersion+"\n")) {
 		t.Errorf("the build script does not build kube-apiserver %s and etcd %s", local.Version, local.EtcdVersion)
 	}
 }
@@ -106,8 +106,8 @@ func TestServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.GitVersion != "v1.35.4" {
-			t.Errorf("gitVersion %q, want v1.35.4", v.GitVersion)
+		if v.GitVersion != local.Version {
+			t.Errorf("gitVersion %q, want %s", v.GitVersion, local.Version)
 		}
 	})
 
@@ -196,11 +196,15 @@ func TestServer(t *testing.T) {
 		// The alpha versions the default feature gates and runtime
 		// config exist for.
 		for gk, version := range map[schema.GroupKind]string{
-			{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:               "v1alpha1",
 			{Group: "coordination.k8s.io", Kind: "LeaseCandidate"}:                   "v1alpha2",
 			{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}: "v1alpha1",
 			{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                      "v1alpha3",
-			{Group: "scheduling.k8s.io", Kind: "Workload"}:                           "v1alpha1",
+			{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"}:            "v1alpha3",
+			{Group: "scheduling.k8s.io", Kind: "Workload"}:                           "v1beta1",
+			{Group: "scheduling.k8s.io", Kind: "PodGroup"}:                           "v1beta1",
+			{Group: "scheduling.k8s.io", Kind: "CompositePodGroup"}:                  "v1alpha3",
+			{Group: "lifecycle.k8s.io", Kind: "EvictionRequest"}:                     "v1alpha1",
+			{Group: "lifecycle.k8s.io", Kind: "Eviction"}:                            "v1alpha1",
 		} {
 			if !contains(served[gk], version) {
 				t.Errorf("%s is served in %v, not in %s", gk, served[gk], version)
@@ -209,7 +213,7 @@ func TestServer(t *testing.T) {
 	})
 }
 
-// printerKinds are the kinds of the Kubernetes 1.35 table printers
+// printerKinds are the kinds of the Kubernetes 1.37 table printers
 // (k8s.io/kubernetes/pkg/printers/internalversion), less Status and Scale,
 // which are not resources of their own.
 var printerKinds = []schema.GroupKind{
@@ -234,6 +238,9 @@ var printerKinds = []schema.GroupKind{
 	{Group: "storage.k8s.io", Kind: "CSIDriver"}, {Group: "storage.k8s.io", Kind: "CSIStorageCapacity"},
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"},
 	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}, {Group: "scheduling.k8s.io", Kind: "Workload"},
+	{Group: "scheduling.k8s.io", Kind: "PodGroup"}, {Group: "scheduling.k8s.io", Kind: "CompositePodGroup"},
+	{Group: "lifecycle.k8s.io", Kind: "EvictionRequest"}, {Group: "lifecycle.k8s.io", Kind: "Eviction"},
+	{Group: "resource.k8s.io", Kind: "ResourcePoolStatusRequest"},
 	{Group: "node.k8s.io", Kind: "RuntimeClass"},
 	{Group: "discovery.k8s.io", Kind: "EndpointSlice"},
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"},

@@ -25,10 +25,10 @@ func newUpgradeCommand(streams IOStreams) *cobra.Command {
 		Use:   "upgrade OLD NEW",
 		Short: "Rewrite a support bundle into the bundle contract: tables beside every list, and discovery",
 		Long: `Upgrade copies every entry of the bundle OLD unchanged into NEW and adds a
-meta.k8s.io/v1 Table beside every raw list (rendered by the Kubernetes 1.35
+meta.k8s.io/v1 Table beside every raw list (rendered by the Kubernetes 1.37
 printers as of the collection time), cluster-resources/_meta/discovery.json,
 and the OpenAPI documents kubectl explain reads (cluster-resources/_meta/openapi:
-the 1.35 API's own, and the custom resources' built from their CRDs).
+the 1.37 API's own, and the custom resources' built from their CRDs).
 
 OLD and NEW are each a .tar.gz/.tgz/.tar archive, a folder, or - for
 standard input and output. NEW appears only once it is complete; OLD is
