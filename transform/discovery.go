@@ -117,6 +117,9 @@ func hasResource(d *contract.Discovery, gv, name string) bool {
 // addCRD advertises a CRD's served versions as the apiextensions server
 // does, where the bundle's own discovery did not already.
 func addCRD(d *contract.Discovery, crd *apiextensions.CustomResourceDefinition) {
+	if !established(crd) {
+		return
+	}
 	versions := servedVersions(crd)
 	for _, v := range versions {
 		gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v}
@@ -147,6 +150,15 @@ func addCRD(d *contract.Discovery, crd *apiextensions.CustomResourceDefinition) 
 			}
 		}
 	}
+}
+
+// established says whether the apiextensions server served the CRD: its
+// discovery and OpenAPI controllers skip a CRD that is not Established
+// (one whose names another CRD of the group holds is never established).
+// A CRD the bundle holds without any condition (its status dropped) is
+// taken as established, as nothing says otherwise.
+func established(crd *apiextensions.CustomResourceDefinition) bool {
+	return len(crd.Status.Conditions) == 0 || apiextensions.IsCRDConditionTrue(crd, apiextensions.Established)
 }
 
 // servedVersions lists a CRD's served versions in the server's priority

@@ -178,6 +178,9 @@ func buildCRDOpenAPI(crds *crdIndex, gvs map[schema.GroupVersion]bool) (*crdOpen
 	all := crds.all()
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	for _, internal := range all {
+		if !established(internal) {
+			continue
+		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := apiextensionsv1.Convert_apiextensions_CustomResourceDefinition_To_v1_CustomResourceDefinition(internal, crd, nil); err != nil {
 			problems = append(problems, fmt.Errorf("%s: CRD %s: %w", contract.CRDListPath, internal.Name, err))
