@@ -32,9 +32,10 @@ const tableCheck = "table"
 type tableGateOptions struct {
 	collected string // the collected bundle (a folder)
 	workDir   string
-	// ageSlack, when the collector could not render every table in one
-	// second, bounds how far a server age may be ahead of the
-	// synthesized one; zero means ages must be equal.
+	// ageSlack bounds how far a server age may be ahead of the
+	// synthesized one: a second for timestamps finer than the Date
+	// header, more when the collector could not render every table in
+	// one second; zero means ages must be equal.
 	ageSlack  time.Duration
 	resources map[string]ResourceRule
 }
@@ -251,9 +252,8 @@ func compareTables(server, synth []byte, n *normalizer) ([]Divergence, error) {
 		if id != rowIdentity(gr[i]) {
 			continue // reported as an order or identity difference
 		}
-		// Ages: the server rendered some tables a second later than the
-		// collection time the upgrade uses (only when the collector says
-		// the tables did not fit in one second).
+		// Ages: the server rendered later than the start of the second
+		// the upgrade renders as of (see tableGateOptions.ageSlack).
 		if n.enabled[NormAges] {
 			n.walk(sr[i].Cells, gr[i].Cells, nil)
 		}
