@@ -4,9 +4,11 @@
 # into a cache folder. The conformance gate's --local provider (package
 # conformance/local) starts them as processes on loopback.
 #
-# Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z] [--kubectl] [DEST]
+# Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z] [--kubectl | --kubectl-only] [DEST]
 #   --kube-version  the release to build, default the pinned one (v1.37.1)
 #   --kubectl       build kubectl of the same release too
+#   --kubectl-only  build only kubectl of that release (a client to test
+#                   against the pinned server; no kube-apiserver or etcd)
 #   DEST            defaults to ${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/<release>
 #
 # This file is the only copy of the recipe: package conformance/local
@@ -34,12 +36,14 @@ ETCD_VERSION=v3.7.0
 
 K8S_VERSION=$PINNED_VERSION
 with_kubectl=false
+with_server=true
 dest=
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kube-version) K8S_VERSION=$2; shift 2 ;;
 	--kube-version=*) K8S_VERSION=${1#*=}; shift ;;
 	--kubectl) with_kubectl=true; shift ;;
+	--kubectl-only) with_kubectl=true; with_server=false; shift ;;
 	-*) echo "unknown flag $1" >&2; exit 2 ;;
 	*) dest=$1; shift ;;
 	esac
@@ -58,11 +62,13 @@ mkdir -p "$dest"
 # under pipefail, a reader that stops early makes the writer die of
 # SIGPIPE and the check fail at random.
 built() {
-	[[ -x "$dest/kube-apiserver" && -x "$dest/etcd" ]] || return 1
 	local k e c
-	k="$("$dest/kube-apiserver" --version 2>/dev/null)" || return 1
-	e="$("$dest/etcd" --version 2>/dev/null)" || return 1
-	has_line "$k" "Kubernetes $K8S_VERSION" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}" || return 1
+	if $with_server; then
+		[[ -x "$dest/kube-apiserver" && -x "$dest/etcd" ]] || return 1
+		k="$("$dest/kube-apiserver" --version 2>/dev/null)" || return 1
+		e="$("$dest/etcd" --version 2>/dev/null)" || return 1
+		has_line "$k" "Kubernetes $K8S_VERSION" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}" || return 1
+	fi
 	$with_kubectl || return 0
 	[[ -x "$dest/kubectl" ]] || return 1
 	c="$("$dest/kubectl" version --client 2>/dev/null)" || return 1
@@ -70,7 +76,11 @@ built() {
 }
 has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }
 done_msg() {
-	echo "kube-apiserver $K8S_VERSION$($with_kubectl && echo ", kubectl $K8S_VERSION") and etcd $ETCD_VERSION are in $dest"
+	if $with_server; then
+		echo "kube-apiserver $K8S_VERSION$($with_kubectl && echo ", kubectl $K8S_VERSION") and etcd $ETCD_VERSION are in $dest"
+	else
+		echo "kubectl $K8S_VERSION is in $dest"
+	fi
 }
 
 if built; then
@@ -144,7 +154,9 @@ vpkg=k8s.io/component-base/version
 k8s_ldflags="-s -w -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
 reqs=("k8s.io/kubernetes@$K8S_VERSION")
 for m in "${staging[@]}"; do reqs+=("k8s.io/$m@$STAGING_VERSION"); done
-build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" "${reqs[@]}"
+if $with_server; then
+	build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" "${reqs[@]}"
+fi
 if $with_kubectl; then
 	build kubectl k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" "${reqs[@]}"
 fi
@@ -153,7 +165,7 @@ etcd_built() {
 	local e
 	e="$("$dest/etcd" --version 2>/dev/null)" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}"
 }
-if ! etcd_built; then
+if $with_server && ! etcd_built; then
 	build etcd go.etcd.io/etcd/server/v3 "-s -w" \
 		"go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/api/v3@$ETCD_VERSION" \
 		"go.etcd.io/etcd/client/pkg/v3@$ETCD_VERSION" "go.etcd.io/etcd/client/v3@$ETCD_VERSION" \
@@ -161,7 +173,7 @@ if ! etcd_built; then
 fi
 
 built || {
-	echo "the binaries built in $dest do not report kube-apiserver $K8S_VERSION and etcd $ETCD_VERSION" >&2
+	echo "the binaries built in $dest do not report Kubernetes $K8S_VERSION (and etcd $ETCD_VERSION)" >&2
 	exit 1
 }
 done_msg
