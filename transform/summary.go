@@ -23,6 +23,9 @@ type Summary struct {
 	EntriesCopied int `json:"entriesCopied"`
 	// TablesSynthesized counts the tables made, per resource.
 	TablesSynthesized map[string]int `json:"tablesSynthesized"`
+	// RenderedFor is the Kubernetes minor ("1.37") the synthesized
+	// tables were rendered for: they are what a server of it returns.
+	RenderedFor string `json:"renderedFor"`
 	// TablesKept counts tables the bundle already had (collected from a
 	// live server), which are never replaced.
 	TablesKept int `json:"tablesKept"`
@@ -43,7 +46,7 @@ type Summary struct {
 
 func newSummary(b *contract.Bundle, w *contract.Writer, at time.Time, source contract.TimeSource) *Summary {
 	return &Summary{Source: b.Path, Dest: w.Dest(), CollectedAt: at, CollectedAtSource: source,
-		TablesSynthesized: map[string]int{}, Problems: []contract.Problem{}}
+		TablesSynthesized: map[string]int{}, RenderedFor: contract.PinnedMinor, Problems: []contract.Problem{}}
 }
 
 func (s *Summary) problem(path string, err error) {
@@ -107,6 +110,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, r := range resources {
 		fmt.Fprintf(&b, "    %-*s %d\n", width, r, s.TablesSynthesized[r])
 	}
+	fmt.Fprintf(&b, "  rendered for:       Kubernetes %s\n", s.RenderedFor)
 	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
 	fmt.Fprintf(&b, "  discovery.json:     %s\n", s.Discovery)
 	switch s.OpenAPI {
