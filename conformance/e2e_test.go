@@ -12,6 +12,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/conformance/local"
 	"github.com/bundlectl/bundlectl/conformance/local/localtest"
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // e2eChecks is a small matrix: enough to run kubectl's table, wide,
@@ -102,6 +103,9 @@ func TestLocalGate(t *testing.T) {
 	}
 	if res.Normalized()[NormAges] == 0 {
 		t.Error("no age was normalized: the gate cannot have compared tables of live ages")
+	}
+	if res.LiveMinor != contract.PinnedMinor || res.TablesMinor != contract.PinnedMinor {
+		t.Errorf("minors: live cluster %q, tables rendered for %q; want %s for both", res.LiveMinor, res.TablesMinor, contract.PinnedMinor)
 	}
 
 	// A served table cell changed: Gate B sees it where kubectl prints

@@ -87,6 +87,13 @@ func (r *Result) headerLines() [][2]string {
 		cl += ", Kubernetes " + r.KubernetesVersion
 	}
 	h = append(h, [2]string{"cluster", cl})
+	if r.LiveMinor != "" || r.TablesMinor != "" {
+		m := fmt.Sprintf("live cluster %s, tables rendered for %s", orUnknown(r.LiveMinor), orUnknown(r.TablesMinor))
+		if r.LiveMinor != "" && r.TablesMinor != "" && r.LiveMinor != r.TablesMinor {
+			m += " (Gate A compares tables of two releases)"
+		}
+		h = append(h, [2]string{"minors", m})
+	}
 	h = append(h, [2]string{"kubectl", fmt.Sprintf("%s (%s)", r.Kubectl, r.KubectlVersion)})
 	if r.Collect != nil {
 		timing := "every table rendered in that second"
@@ -139,6 +146,13 @@ func (r *Result) headerLines() [][2]string {
 		h = append(h, [2]string{"work dir", r.WorkDir})
 	}
 	return h
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func gateLine(name string, cases []*CaseResult) string {

@@ -28,7 +28,7 @@ func goldenResult() *Result {
 	raw := Case{ID: "raw-not-found-group", Check: "raw-not-found-group", Request: &RequestSpec{Method: "GET", Path: "/apis/nosuchgroup.example.com/v1"}, Compare: []string{"status", "contentType", "body"}}
 	api := Case{ID: "raw-api", Check: "raw-api", Request: &RequestSpec{Method: "GET", Path: "/api"}, Compare: []string{"status", "contentType", "body"}}
 	return &Result{
-		Provider: "local", Cluster: "bundlectl-local", KubernetesVersion: "v1.35.4",
+		Provider: "local", Cluster: "bundlectl-local", KubernetesVersion: "v1.35.4", LiveMinor: "1.35", TablesMinor: "1.37",
 		Kubectl: "/usr/bin/kubectl", KubectlVersion: "v1.33.1",
 		CollectedAt: at,
 		Fixtures:    &FixturesResult{Prefix: "conformance", Namespaces: []string{"conformance-a", "conformance-b", "conformance-c"}, Objects: 202, Removed: "left for the cluster's deletion"},

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/conformance/fixtures"
 	"github.com/bundlectl/bundlectl/contract/collect"
@@ -76,10 +78,15 @@ type Result struct {
 	Provider          string
 	Cluster           string
 	KubernetesVersion string
-	Kubectl           string // the binary
-	KubectlVersion    string
-	CollectedAt       time.Time
-	WorkDir           string // kept, or "" when removed
+	// LiveMinor is the live cluster's Kubernetes minor ("1.37");
+	// TablesMinor the one the upgrade rendered Gate A's tables for. When
+	// they differ, Gate A compares tables of two releases.
+	LiveMinor      string
+	TablesMinor    string
+	Kubectl        string // the binary
+	KubectlVersion string
+	CollectedAt    time.Time
+	WorkDir        string // kept, or "" when removed
 
 	Fixtures *FixturesResult // nil with NoFixtures
 	Collect  *collect.Summary
@@ -299,6 +306,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	res.Collect = sum
 	res.CollectedAt = sum.CollectedAt
 	res.KubernetesVersion = sum.KubernetesVersion
+	res.LiveMinor = strings.TrimPrefix(semver.MajorMinor(sum.KubernetesVersion), "v")
 	step("collect", t)
 
 	// Gate A.
@@ -322,6 +330,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		res.Tables = append(res.Tables, &ta.Cases[i])
 	}
 	res.ExtraTables = ta.Extra
+	res.TablesMinor = ta.Upgrade.RenderedFor
 	for _, p := range ta.Upgrade.Problems {
 		res.UpgradeProblems = append(res.UpgradeProblems, p.Path+": "+p.Message)
 	}
