@@ -18,14 +18,10 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 )
 
-// DefaultImage is the node image of the Kubernetes release bundlectl
-// embeds; kind node images are tagged by Kubernetes version.
-const DefaultImage = "kindest/node:v1.35.4"
-
 // Options configure the kind provider.
 type Options struct {
 	Name       string        // cluster name, default "bundlectl-conformance"
-	Image      string        // node image, default DefaultImage
+	Image      string        // node image, default DefaultImage (see Images.Resolve)
 	Keep       bool          // leave the cluster running after Delete
 	WorkDir    string        // where the kubeconfig is written
 	WaitReady  time.Duration // how long to wait for the control plane
@@ -99,7 +95,7 @@ func (p *Provider) Create(ctx context.Context) (*cluster.Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kind: creating cluster %q with image %s: %w", p.opts.Name, p.opts.Image, err)
 	}
-	return &cluster.Cluster{Name: p.opts.Name, Kubeconfig: p.kubeconfig, Version: imageVersion(p.opts.Image)}, nil
+	return &cluster.Cluster{Name: p.opts.Name, Kubeconfig: p.kubeconfig, Version: parseImageRef(p.opts.Image).tag}, nil
 }
 
 // Delete removes the cluster unless Keep was asked for.
@@ -146,13 +142,4 @@ func probeEngine(ctx context.Context, cli string) error {
 		return fmt.Errorf("engine not reachable: %s", msg)
 	}
 	return nil
-}
-
-// imageVersion reads the Kubernetes version from a node image reference.
-func imageVersion(image string) string {
-	ref, _, _ := strings.Cut(image, "@")
-	if i := strings.LastIndexByte(ref, ':'); i >= 0 {
-		return ref[i+1:]
-	}
-	return ""
 }

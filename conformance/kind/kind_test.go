@@ -41,15 +41,3 @@ func TestProbeEngineRefusesAClientWithoutDaemon(t *testing.T) {
 		t.Errorf("probe error %q", err)
 	}
 }
-
-func TestImageVersion(t *testing.T) {
-	for img, want := range map[string]string{
-		"kindest/node:v1.35.4":              "v1.35.4",
-		"kindest/node:v1.35.0@sha256:abc":   "v1.35.0",
-		"localhost:5000/kindest/node:v1.35": "v1.35",
-	} {
-		if got := imageVersion(img); got != want {
-			t.Errorf("%s: %q, want %q", img, got, want)
-		}
-	}
-}

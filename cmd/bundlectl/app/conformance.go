@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,16 +14,18 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/conformance/kind"
 	"github.com/bundlectl/bundlectl/conformance/local"
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 type conformanceOptions struct {
-	kind       bool
-	local      bool
-	kubeconfig string
-	kindName   string
-	kindImage  string
-	kindCLI    string
-	keep       bool
+	kind        bool
+	local       bool
+	kubeconfig  string
+	kindName    string
+	kindImage   string
+	kindVersion string
+	kindCLI     string
+	keep        bool
 
 	kubectl     string
 	checks      []string
@@ -69,8 +72,10 @@ The live cluster:
   --local            kube-apiserver and etcd of the pinned release as local
                      processes (built into the cache on first use), stopped
                      and removed afterwards
-  --kind             a kind cluster with the pinned node image, deleted
-                     afterwards unless --keep (needs a container runtime)
+  --kind             a kind cluster, deleted afterwards unless --keep (needs
+                     a container runtime); its node image is one of those the
+                     kind release bundlectl is built with lists, by digest:
+                     Kubernetes ` + strings.Join(kind.Images.Minors(), ", ") + ` (--kind-version, default ` + contract.PinnedMinor + `)
   --kubeconfig PATH  an existing cluster; the fixtures are removed afterwards
 
 The report goes to standard output; --report-md and --junit write it for CI.
@@ -89,7 +94,8 @@ The exit code is 0 only when the gate holds.`,
 	f.BoolVar(&o.kind, "kind", false, "create a kind cluster (needs docker, podman or nerdctl)")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "use the existing cluster of this kubeconfig's current context")
 	f.StringVar(&o.kindName, "kind-name", "bundlectl-conformance", "name of the kind cluster")
-	f.StringVar(&o.kindImage, "kind-image", kind.DefaultImage, "kind node image")
+	f.StringVar(&o.kindImage, "kind-image", "", "kind node image, by digest (default "+kind.DefaultImage+")")
+	f.StringVar(&o.kindVersion, "kind-version", "", "the Kubernetes minor of the kind node image: kind "+kind.Images.KindRelease+"'s image of it ("+strings.Join(kind.Images.Minors(), ", ")+")")
 	f.StringVar(&o.kindCLI, "kind-runtime", "", "container CLI for kind: docker, podman or nerdctl (default the first whose engine answers)")
 	f.BoolVar(&o.keep, "keep", false, "keep the kind cluster (or the local cluster's files) after the run")
 	f.StringVar(&o.kubectl, "kubectl", "kubectl", "the kubectl binary to run")
@@ -122,10 +128,19 @@ func (o *conformanceOptions) provider(streams IOStreams, kindDir string) (cluste
 		return nil, false, errors.New("choose the live cluster: --local, --kind or --kubeconfig PATH")
 	case n > 1:
 		return nil, false, errors.New("--local, --kind and --kubeconfig exclude each other")
+	case !o.kind && (o.kindImage != "" || o.kindVersion != "" || o.kindCLI != ""):
+		return nil, false, errors.New("--kind-image, --kind-version and --kind-runtime need --kind")
 	case o.local:
 		return local.New(local.Options{BuildOutput: streams.ErrOut, Keep: o.keep}), false, nil
 	case o.kind:
-		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir}), o.keep, nil
+		image, warning, err := kind.Images.Resolve(o.kindImage, o.kindVersion)
+		if err != nil {
+			return nil, false, err
+		}
+		if warning != "" {
+			fmt.Fprintf(streams.ErrOut, "bundlectl: warning: %s\n", warning)
+		}
+		return kind.New(kind.Options{Name: o.kindName, Image: image, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir}), o.keep, nil
 	}
 	return cluster.Existing{Path: o.kubeconfig}, true, nil
 }
