@@ -96,7 +96,7 @@ The exit code is 0 only when the gate holds.`,
 	f.StringVar(&o.kindName, "kind-name", "bundlectl-conformance", "name of the kind cluster")
 	f.StringVar(&o.kindImage, "kind-image", "", "kind node image, by digest (default "+kind.DefaultImage+")")
 	f.StringVar(&o.kindVersion, "kind-version", "", "the Kubernetes minor of the kind node image: kind "+kind.Images.KindRelease+"'s image of it ("+strings.Join(kind.Images.Minors(), ", ")+")")
-	f.StringVar(&o.kindCLI, "kind-runtime", "", "container CLI for kind: docker, podman or nerdctl (default the first whose engine answers)")
+	f.StringVar(&o.kindCLI, "kind-runtime", "", "container CLI for kind: "+strings.Join(kind.Runtimes, ", ")+" (default $KIND_EXPERIMENTAL_PROVIDER, else the first of docker, podman and nerdctl whose engine answers)")
 	f.BoolVar(&o.keep, "keep", false, "keep the kind cluster (or the local cluster's files) after the run")
 	f.StringVar(&o.kubectl, "kubectl", "kubectl", "the kubectl binary to run")
 	f.StringArrayVar(&o.checks, "checks", nil, "a checks file to add to the built-in matrix (repeatable; see --print-checks)")
@@ -140,7 +140,7 @@ func (o *conformanceOptions) provider(streams IOStreams, kindDir string) (cluste
 		if warning != "" {
 			fmt.Fprintf(streams.ErrOut, "bundlectl: warning: %s\n", warning)
 		}
-		return kind.New(kind.Options{Name: o.kindName, Image: image, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir}), o.keep, nil
+		return kind.New(kind.Options{Name: o.kindName, Image: image, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir, Log: streams.ErrOut}), o.keep, nil
 	}
 	return cluster.Existing{Path: o.kubeconfig}, true, nil
 }
