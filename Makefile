@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance clean apiserver
+.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance conformance-clients serve-clients clean apiserver
 
 all: build
 
@@ -80,6 +80,17 @@ KUBECTL ?= kubectl
 conformance: build
 	@mkdir -p $(OUT)
 	$(BIN) conformance --local --kubectl $(KUBECTL) --report-md $(OUT)/conformance.md --junit $(OUT)/conformance.xml
+
+# The gate once per kubectl client, 1.27 to 1.37 (kubectl 1.34 to 1.37
+# built from the module proxy into the cache on first use): a line per
+# client, the reports in $(OUT)/clients. About 3 minutes per client.
+conformance-clients: build
+	OUT=$(OUT) scripts/conformance-clients.sh
+
+# serve's kubectl tests with the same clients (the default suite runs the
+# ones preinstalled at /usr/lib/google-cloud-sdk/bin).
+serve-clients:
+	BUNDLECTL_KUBECTLS="$$(scripts/conformance-clients.sh --list)" $(GO) test -count=1 -run '^TestKubectl$$' ./serve/
 
 clean:
 	rm -rf bin $(OUT)

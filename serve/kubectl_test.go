@@ -18,12 +18,25 @@ import (
 // 1.27 and 1.28 are what older CI images and laptops still carry).
 const kubectlDir = "/usr/lib/google-cloud-sdk/bin"
 
-// kubectls finds the real kubectl binaries from 1.27 on. Without them the
-// test is skipped on a laptop, but it fails in CI (CI=true), where missing
-// binaries would silently turn the most important test off.
+// kubectls finds the real kubectl binaries from 1.27 on, by minor.
+// BUNDLECTL_KUBECTLS, when set, names the clients to test instead (paths
+// separated by spaces; make serve-clients sets it to 1.27 to 1.37).
+// Without any the test is skipped on a laptop, but it fails in CI
+// (CI=true), where missing binaries would silently turn the most
+// important test off.
 func kubectls(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	if list := os.Getenv("BUNDLECTL_KUBECTLS"); list != "" {
+		for _, p := range strings.Fields(list) {
+			v, err := kubectlMinor(p)
+			if err != nil {
+				t.Fatalf("BUNDLECTL_KUBECTLS: %s: %v", p, err)
+			}
+			out[v] = p
+		}
+		return out
+	}
 	for minor := 27; minor <= 40; minor++ {
 		v := "1." + strconv.Itoa(minor)
 		p := filepath.Join(kubectlDir, "kubectl."+v)
@@ -38,6 +51,24 @@ func kubectls(t *testing.T) map[string]string {
 		t.Skipf("no kubectl.1.27 or later in %s", kubectlDir)
 	}
 	return out
+}
+
+// kubectlMinor asks a kubectl binary its minor version ("1.34").
+func kubectlMinor(bin string) (string, error) {
+	data, err := exec.Command(bin, "version", "--client", "-o", "json").Output()
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		ClientVersion struct{ Major, Minor string }
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return "", err
+	}
+	if v.ClientVersion.Major == "" || v.ClientVersion.Minor == "" {
+		return "", errors.New("kubectl version --client names no version")
+	}
+	return v.ClientVersion.Major + "." + strings.TrimSuffix(v.ClientVersion.Minor, "+"), nil
 }
 
 type kubectlCase struct {
