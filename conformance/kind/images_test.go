@@ -1,35 +1,24 @@
 package kind
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
+
+	"github.com/bundlectl/bundlectl/internal/gomod"
 )
 
 // goModVersion is the version go.mod requires of a module.
 func goModVersion(t *testing.T, module string) string {
 	t.Helper()
-	const path = "../../go.mod"
-	data, err := os.ReadFile(path)
+	v, err := gomod.Require("../../go.mod", module)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := modfile.Parse(path, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range f.Require {
-		if r.Mod.Path == module {
-			return r.Mod.Version
-		}
-	}
-	t.Fatalf("go.mod does not require %s", module)
-	return ""
+	return v
 }
 
 // Bumping sigs.k8s.io/kind means replacing images.yaml with the new
