@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,14 +49,20 @@ func TestRunRefusesBeforeCreatingACluster(t *testing.T) {
 }
 
 // Without a container runtime the kind provider stops at once and says
-// to use --local (the probe is kind's own; a runtime CLI that does not
-// exist stands for a machine without one).
+// to use --local (a PATH with no container CLI on it stands for a machine
+// without one).
 func TestRunKindWithoutRuntime(t *testing.T) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("KIND_EXPERIMENTAL_PROVIDER", "")
 	start := time.Now()
 	work := filepath.Join(t.TempDir(), "work")
-	_, err := Run(context.Background(), Options{
-		Provider: kind.New(kind.Options{RuntimeCLI: "bundlectl-no-such-container-runtime", WorkDir: t.TempDir()}),
-		Kubectl:  "true",
+	_, err = Run(context.Background(), Options{
+		Provider: kind.New(kind.Options{WorkDir: t.TempDir()}),
+		Kubectl:  truePath,
 		WorkDir:  work,
 	})
 	if !errors.Is(err, kind.ErrNoContainerRuntime) {
