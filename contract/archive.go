@@ -3,6 +3,7 @@ package contract
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -160,9 +161,15 @@ type Bundle struct {
 	CRDList []byte
 	// NewestMtime is the newest modification time under cluster-resources/.
 	NewestMtime time.Time
+	// Warnings are what the archive holds that is not part of the bundle
+	// and is ignored: data after the end-of-archive marker or after the
+	// gzip stream. Readers report them; nothing in them is lost silently.
+	Warnings []Problem
 
 	limits Limits
 	spool  string // temp file holding stdin, removed by Close
+	// scanning is true during the first pass, which alone notes Warnings.
+	scanning bool
 }
 
 // Open opens a .tar.gz, .tgz or .tar archive (recognised by content, not
@@ -299,14 +306,14 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 		return fmt.Errorf("opening bundle: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	br := bufio.NewReaderSize(f, 1<<20)
+	var r io.Reader = br
+	var zs *gzipStream
 	if b.Format == FormatTarGz {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
+		if zs, err = newGzipStream(br); err != nil {
 			return b.errorf("", "corrupt gzip stream: %v", err)
 		}
-		defer zr.Close()
-		r = zr
+		r = zs
 	}
 	tail := &tailReader{r: r}
 	tr := tar.NewReader(tail)
@@ -317,11 +324,15 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 			if !tail.endsWithMarker() {
 				return b.truncated(last, io.ErrUnexpectedEOF)
 			}
-			if zr, ok := r.(*gzip.Reader); ok {
-				// The gzip checksum is only verified once the stream is read to its end.
-				if _, err := io.Copy(io.Discard, zr); err != nil {
-					return b.truncated(last, err)
-				}
+			// Read on to the end: the gzip checksum is only verified
+			// there, and what follows the end-of-archive marker is
+			// reported, never silently dropped.
+			after, err := afterMarker(r)
+			if err != nil {
+				return b.truncated(last, err)
+			}
+			if b.scanning {
+				b.noteTrailing(after, zs)
 			}
 			return nil
 		}
@@ -337,6 +348,122 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 			return err
 		}
 	}
+}
+
+// gzipStream decompresses a gzip file as gzip -d does: members written
+// one after another are one stream, and zero bytes after the last member
+// (tape blocking, padded uploads) are padding, which gzip and GNU tar
+// accept. Other bytes after the last member end the stream and are noted.
+type gzipStream struct {
+	br *bufio.Reader
+	zr *gzip.Reader
+	// garbage counts bytes after the last member that are neither a
+	// member nor zero padding.
+	garbage int64
+}
+
+func newGzipStream(br *bufio.Reader) (*gzipStream, error) {
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	return &gzipStream{br: br, zr: zr}, nil
+}
+
+func (g *gzipStream) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF || n > 0 {
+			return n, err
+		}
+		more, err := g.nextMember()
+		if err != nil {
+			return 0, err
+		}
+		if !more {
+			return 0, io.EOF
+		}
+	}
+}
+
+// nextMember starts the member that follows the one just ended, if any;
+// at the end it skips zero padding and counts whatever else is left.
+func (g *gzipStream) nextMember() (bool, error) {
+	head, _ := g.br.Peek(2)
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		if err := g.zr.Reset(g.br); err != nil {
+			return false, err
+		}
+		g.zr.Multistream(false)
+		return true, nil
+	}
+	for {
+		c, err := g.br.ReadByte()
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if c != 0 {
+			n, err := io.Copy(io.Discard, g.br)
+			g.garbage = n + 1
+			return false, err
+		}
+	}
+}
+
+// trailing is what an archive holds after its end-of-archive marker.
+type trailing struct {
+	// data counts the non-zero bytes of the tar stream after the marker
+	// (zero blocks are tar's own padding).
+	data int64
+	// secondArchive: those bytes start with a tar header, as when two
+	// archives are concatenated; tar reads only the first without -i.
+	secondArchive bool
+}
+
+// afterMarker reads the tar stream after the end-of-archive marker to its end.
+func afterMarker(r io.Reader) (trailing, error) {
+	var t trailing
+	block := make([]byte, 512)
+	for {
+		n, err := io.ReadFull(r, block)
+		switch {
+		case t.data > 0:
+			t.data += int64(n)
+		case bytes.ContainsFunc(block[:n], func(c rune) bool { return c != 0 }):
+			t.data = int64(n)
+			t.secondArchive = n == len(block) && string(block[257:262]) == "ustar"
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return t, nil
+		}
+		if err != nil {
+			return t, err
+		}
+	}
+}
+
+// noteTrailing records, once, what the archive holds after the bundle.
+func (b *Bundle) noteTrailing(t trailing, zs *gzipStream) {
+	switch {
+	case t.secondArchive:
+		b.warn("", fmt.Errorf("a second tar archive (%d bytes) follows the end-of-archive marker; only the first is read, as tar does without --ignore-zeros", t.data))
+	case t.data > 0:
+		b.warn("", fmt.Errorf("%d bytes of data after the end-of-archive marker are ignored", t.data))
+	}
+	if zs != nil && zs.garbage > 0 {
+		b.warn("", fmt.Errorf("%d bytes after the gzip stream are neither gzip nor zero padding; ignored", zs.garbage))
+	}
+}
+
+func (b *Bundle) warn(entry string, err error) {
+	if entry == "" {
+		entry = b.Path
+	}
+	b.Warnings = append(b.Warnings, Problem{Path: entry, Message: err.Error()})
 }
 
 // tailReader remembers how much the tar reader consumed and its last two
@@ -574,6 +701,8 @@ func (b *Bundle) checkLinkPaths(names []string, links map[string]*tar.Header) er
 // scan is the first pass: it checks every header, finds the root, and
 // keeps the few small files that the second pass needs up front.
 func (b *Bundle) scan() error {
+	b.scanning = true
+	defer func() { b.scanning = false }()
 	var names []string
 	seen := map[string]bool{}
 	versionDirs := map[string]bool{}

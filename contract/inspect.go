@@ -96,6 +96,7 @@ func Inspect(b *Bundle) (*Report, error) {
 	for _, d := range b.Duplicates {
 		problem(d, errors.New("entry occurs more than once in the archive"))
 	}
+	rep.Problems = append(rep.Problems, b.Warnings...)
 
 	type key struct {
 		gvr    schema.GroupVersionResource

@@ -46,7 +46,7 @@ type Summary struct {
 
 func newSummary(b *contract.Bundle, w *contract.Writer, at time.Time, source contract.TimeSource) *Summary {
 	return &Summary{Source: b.Path, Dest: w.Dest(), CollectedAt: at, CollectedAtSource: source,
-		TablesSynthesized: map[string]int{}, RenderedFor: contract.PinnedMinor, Problems: []contract.Problem{}}
+		TablesSynthesized: map[string]int{}, RenderedFor: contract.PinnedMinor, Problems: append([]contract.Problem{}, b.Warnings...)}
 }
 
 func (s *Summary) problem(path string, err error) {
