@@ -344,10 +344,26 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 			return b.errorf(hdr.Name, "%v", err)
 		}
 		last = name
+		hdr = b.regularFolder(name, hdr)
 		if err := fn(rawEntry{hdr: hdr, name: name, r: &tarContent{tr: tr, b: b, name: name}}); err != nil {
 			return err
 		}
 	}
+}
+
+// regularFolder reads a regular entry whose name ends in "/" as GNU tar
+// extracts it: a folder, its content skipped (Go's tar writer cannot even
+// encode such a name). The skipped bytes are a warning.
+func (b *Bundle) regularFolder(name string, hdr *tar.Header) *tar.Header {
+	if (hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA) || !strings.HasSuffix(hdr.Name, "/") {
+		return hdr
+	}
+	if b.scanning {
+		b.warn(name, fmt.Errorf("a regular entry whose name ends in /: read as a folder, as tar extracts it, and its %d bytes skipped", hdr.Size))
+	}
+	dir := *hdr
+	dir.Typeflag, dir.Size = tar.TypeDir, 0
+	return &dir
 }
 
 // gzipStream decompresses a gzip file as gzip -d does: members written

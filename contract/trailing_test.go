@@ -1,6 +1,8 @@
 package contract_test
 
 import (
+	"archive/tar"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,4 +89,66 @@ func TestTrailingData(t *testing.T) {
 	if _, err := contract.Open(p, contract.DefaultLimits); err == nil || !strings.Contains(err.Error(), "gzip") {
 		t.Errorf("a corrupt second member: err = %v, want a gzip error", err)
 	}
+}
+
+// A regular entry whose name ends in "/" is a folder to GNU tar, which
+// skips its bytes; bundlectl reads it the same way and says so, instead
+// of failing (Go's tar writer cannot encode such a name).
+func TestRegularEntryEndingInSlash(t *testing.T) {
+	files := []contracttest.File{
+		{Name: "sb/cluster-resources/pods/default.json", Body: podList},
+		{Name: "sb/cluster-resources/weird/x.json", Body: `{"items":[]}`},
+	}
+	p := filepath.Join(t.TempDir(), "slash.tgz")
+	data := append(ustarEntry("sb/cluster-resources/weird/", "hello"), contracttest.Tar(t, files)...)
+	if err := os.WriteFile(p, contracttest.Gzip(t, data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := contract.Open(p, contract.DefaultLimits)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer b.Close()
+	if len(b.Warnings) != 1 || b.Warnings[0].Path != "sb/cluster-resources/weird" || !strings.Contains(b.Warnings[0].Message, "5 bytes skipped") {
+		t.Errorf("warnings %v, want one naming sb/cluster-resources/weird and its 5 skipped bytes", b.Warnings)
+	}
+	folders := map[string]bool{}
+	err = b.Walk(func(e *contract.Entry) error {
+		if e.Header.Typeflag == tar.TypeDir {
+			folders[e.Rel] = true
+			if e.Header.Size != 0 {
+				t.Errorf("%s: a folder of %d bytes", e.Rel, e.Header.Size)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !folders["cluster-resources/weird"] {
+		t.Errorf("the entry is not walked as a folder: %v", folders)
+	}
+}
+
+// ustarEntry is a regular-file tar entry written byte by byte, for names
+// Go's tar writer refuses to encode.
+func ustarEntry(name, body string) []byte {
+	h := make([]byte, 512)
+	copy(h, name)
+	copy(h[100:], "0000644\x00")
+	copy(h[108:], "0000000\x00")
+	copy(h[116:], "0000000\x00")
+	copy(h[124:], fmt.Sprintf("%011o\x00", len(body)))
+	copy(h[136:], "00000000000\x00")
+	copy(h[148:], "        ")
+	h[156] = tar.TypeReg
+	copy(h[257:], "ustar\x0000")
+	sum := 0
+	for _, c := range h {
+		sum += int(c)
+	}
+	copy(h[148:], fmt.Sprintf("%06o\x00 ", sum))
+	content := make([]byte, (len(body)+511)/512*512)
+	copy(content, body)
+	return append(h, content...)
 }
