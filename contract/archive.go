@@ -725,6 +725,7 @@ func (b *Bundle) scan() error {
 	crDirs := map[string]bool{}
 	var total int64
 	keep := map[string][]byte{}
+	var kept int64 // bytes in keep
 	mtimes := map[string]time.Time{}
 	links := map[string]*tar.Header{}
 	err := b.each(func(re rawEntry) error {
@@ -762,12 +763,13 @@ func (b *Bundle) scan() error {
 		}
 		if re.hdr.Typeflag == tar.TypeReg || re.hdr.Typeflag == tar.TypeRegA {
 			mtimes[re.name] = re.hdr.ModTime
-			if wantsEarly(re.name) && re.hdr.Size <= b.limits.MaxDecodeSize {
+			if b.keepEarly(re.name, re.hdr.Size, kept) {
 				data, err := readRaw(re)
 				if err != nil {
 					return b.wrap(re.name, err)
 				}
 				keep[re.name] = data
+				kept += int64(len(data))
 			} else if re.r != nil {
 				// Drain so a truncated entry is found now, not mid-upgrade.
 				if _, err := io.Copy(io.Discard, re.r); err != nil {
@@ -807,9 +809,40 @@ func (b *Bundle) scan() error {
 	return nil
 }
 
-func wantsEarly(name string) bool {
-	return strings.HasSuffix(name, CRDListPath) || strings.HasSuffix(name, "/"+VersionFilePath) || name == VersionFilePath ||
-		strings.HasSuffix(name, ClusterVersionPath) || strings.HasSuffix(name, DiscoveryPath())
+// earlyLimit is the size up to which an entry is read in the first pass,
+// because the stream needs it before it starts, and 0 for the others. The
+// root is known only at the end of the pass, so every folder's copy is a
+// candidate: the small files get a cap far above any real one (a few
+// hundred bytes; discovery.json some hundred KB), and together the
+// candidates stay within one decode limit (see keepEarly).
+func (b *Bundle) earlyLimit(name string) int64 {
+	switch {
+	case strings.HasSuffix(name, CRDListPath):
+		return b.limits.MaxDecodeSize
+	case strings.HasSuffix(name, DiscoveryPath()):
+		return min(64<<20, b.limits.MaxDecodeSize)
+	case strings.HasSuffix(name, "/"+VersionFilePath) || name == VersionFilePath || strings.HasSuffix(name, ClusterVersionPath):
+		return min(1<<20, b.limits.MaxDecodeSize)
+	}
+	return 0
+}
+
+// keepEarly says whether the first pass reads this entry into memory, and
+// warns when it is one of the early files but too large to be kept: it is
+// still copied, only not read as the bundle's version, discovery or CRDs.
+func (b *Bundle) keepEarly(name string, size, kept int64) bool {
+	limit := b.earlyLimit(name)
+	switch {
+	case limit == 0:
+		return false
+	case size > limit:
+		b.warn(name, fmt.Errorf("%d bytes is over the %d-byte limit of this file; not read, copied all the same", size, limit))
+		return false
+	case kept+size > b.limits.MaxDecodeSize:
+		b.warn(name, fmt.Errorf("not read: the copies of the version, discovery and CRD files in every folder of the archive already take %d bytes of the %d-byte decode limit; copied all the same", kept, b.limits.MaxDecodeSize))
+		return false
+	}
+	return true
 }
 
 func readRaw(re rawEntry) ([]byte, error) {

@@ -112,6 +112,9 @@ func ParseClusterVersion(data []byte) (*version.Info, error) {
 	if cv.Info.GitVersion == "" {
 		return nil, fmt.Errorf("%s: no gitVersion", ClusterVersionPath)
 	}
+	if err := checkGitVersion(cv.Info.GitVersion); err != nil {
+		return nil, fmt.Errorf("%s: %w", ClusterVersionPath, err)
+	}
 	return &cv.Info, nil
 }
 
@@ -121,4 +124,20 @@ func (b *Bundle) Discovery() (*Discovery, error) {
 		return nil, nil
 	}
 	return ParseDiscovery(b.DiscoveryJSON)
+}
+
+var gitVersionRE = regexp.MustCompile(`^v[0-9]+\.[0-9]+(\.[0-9]+)?([-+][0-9A-Za-z.+_-]*)?$`)
+
+// checkGitVersion refuses a gitVersion that is not a Kubernetes version
+// ("v1.31.2", "v1.24.4-eks-a1b2c3", "v1.33.4+k3s1"): garbage or megabytes
+// of it would otherwise be printed as the cluster's version everywhere.
+func checkGitVersion(v string) error {
+	const maxLen = 128
+	if len(v) > maxLen {
+		return fmt.Errorf("gitVersion of %d bytes is not a Kubernetes version", len(v))
+	}
+	if !gitVersionRE.MatchString(v) {
+		return fmt.Errorf("gitVersion %q is not a Kubernetes version", v)
+	}
+	return nil
 }

@@ -152,3 +152,72 @@ func ustarEntry(name, body string) []byte {
 	copy(content, body)
 	return append(h, content...)
 }
+
+// The first pass reads the version, discovery and CRD files of every
+// folder (the root is known only at its end), so each has a cap and all
+// of them together one decode limit: a bundle full of decoy copies cannot
+// hold the first pass's memory hostage. What is not read is a warning.
+func TestEarlyReadBudget(t *testing.T) {
+	big := `{"info":{"gitVersion":"v1.31.2"},"string":"` + strings.Repeat("x", 1<<20) + `"}`
+	crds := `{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[]}`
+	files := []contracttest.File{
+		{Name: "decoy1/sb/cluster-resources/custom-resource-definitions.json", Body: crds + strings.Repeat(" ", 700)},
+		{Name: "decoy2/sb/cluster-resources/custom-resource-definitions.json", Body: crds + strings.Repeat(" ", 700)},
+		{Name: "decoy3/cluster-info/cluster_version.json", Body: big},
+		{Name: "sb/cluster-resources/custom-resource-definitions.json", Body: crds},
+		{Name: "sb/cluster-resources/pods/default.json", Body: podList},
+	}
+	p := contracttest.WriteTarGz(t, t.TempDir(), "decoys.tgz", files)
+	limits := contract.DefaultLimits
+	limits.MaxDecodeSize = 1500
+	b, err := contract.Open(p, limits)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer b.Close()
+	if b.Root != "sb" {
+		t.Fatalf("root %q", b.Root)
+	}
+	var msgs []string
+	for _, w := range b.Warnings {
+		msgs = append(msgs, w.Path+": "+w.Message)
+	}
+	want := []string{
+		"decoy2/sb/cluster-resources/custom-resource-definitions.json: not read",
+		"decoy3/cluster-info/cluster_version.json: 1048621 bytes is over the 1500-byte limit",
+	}
+	if len(msgs) != len(want) {
+		t.Fatalf("warnings %q, want %d", msgs, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(msgs[i], want[i]) {
+			t.Errorf("warning %q, want %q...", msgs[i], want[i])
+		}
+	}
+	// The root's own list came after the decoys, within budget: its
+	// copy is the one kept.
+	limits.MaxDecodeSize = 1 << 20
+	if b, err = contract.Open(p, limits); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if string(b.CRDList) != crds {
+		t.Errorf("CRDList = %.80q, want the root's", b.CRDList)
+	}
+}
+
+func TestParseClusterVersion(t *testing.T) {
+	for v, ok := range map[string]bool{
+		"v1.31.2": true, "v1.24.4-eks-a1b2c3d": true, "v1.33.4+k3s1": true, "v1.20.2": true,
+		"garbage": false, "1.31.2": false, "v1": false, "v1.31.2 && rm -rf": false,
+		"v1.31." + strings.Repeat("9", 2<<20): false,
+	} {
+		_, err := contract.ParseClusterVersion([]byte(`{"info":{"gitVersion":"` + v + `"}}`))
+		if (err == nil) != ok {
+			t.Errorf("%.40q: err = %v, want ok %v", v, err, ok)
+		}
+		if err != nil && len(err.Error()) > 200 {
+			t.Errorf("%.40q: an error of %d bytes", v, len(err.Error()))
+		}
+	}
+}
