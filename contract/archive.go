@@ -341,7 +341,7 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 		}
 		name, err := cleanName(hdr.Name)
 		if err != nil {
-			return b.errorf(hdr.Name, "%v", err)
+			return b.errorf(shortName(hdr.Name), "%v", err)
 		}
 		last = name
 		hdr = b.regularFolder(name, hdr)
@@ -594,7 +594,23 @@ func (b *Bundle) eachFile(fn func(re rawEntry) error) error {
 }
 
 // cleanName refuses names that could write or read outside the bundle.
+// shortName is a name fit for an error message.
+func shortName(name string) string {
+	if len(name) > 200 {
+		return fmt.Sprintf("%.200q...", name)
+	}
+	return name
+}
+
+// maxNameLen caps entry names (a PAX record may hold a megabyte of one,
+// and every name is held in memory): Linux's PATH_MAX, which no extracted
+// bundle can exceed anyway.
+const maxNameLen = 4096
+
 func cleanName(name string) (string, error) {
+	if len(name) > maxNameLen {
+		return "", fmt.Errorf("name of %d bytes is over the %d-byte limit of a path (PATH_MAX)", len(name), maxNameLen)
+	}
 	if !utf8.ValidString(name) {
 		return "", errors.New("name is not valid UTF-8")
 	}

@@ -221,3 +221,20 @@ func TestParseClusterVersion(t *testing.T) {
 		}
 	}
 }
+
+// A name longer than any path (PAX records allow a megabyte) is refused,
+// and the error does not repeat it whole.
+func TestNameOverPathMax(t *testing.T) {
+	long := "sb/cluster-resources/" + strings.Repeat("a/", 3000) + "x.json"
+	p := contracttest.WriteTarGz(t, t.TempDir(), "long.tgz", []contracttest.File{
+		{Name: "sb/cluster-resources/pods/default.json", Body: podList},
+		{Name: long, Body: "{}"},
+	})
+	_, err := contract.Open(p, contract.DefaultLimits)
+	if err == nil || !strings.Contains(err.Error(), "over the 4096-byte limit") {
+		t.Fatalf("err = %v, want the name refused", err)
+	}
+	if len(err.Error()) > 600 {
+		t.Errorf("an error of %d bytes", len(err.Error()))
+	}
+}
