@@ -3,6 +3,7 @@ package contract
 import (
 	"archive/tar"
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -221,8 +222,10 @@ func wrapIf(err error, wrap func(error) error) error {
 }
 
 // Commit finishes the bundle and publishes it at the destination,
-// replacing an existing one only when Force was given.
-func (w *Writer) Commit() (err error) {
+// replacing an existing one only when Force was given. A ctx cancelled
+// before the rename (Ctrl-C while the output was being flushed) publishes
+// nothing: the command was interrupted, so no output appears.
+func (w *Writer) Commit(ctx context.Context) (err error) {
 	if w.done {
 		return errors.New("bundle writer is closed")
 	}
@@ -248,7 +251,7 @@ func (w *Writer) Commit() (err error) {
 		if err := os.Chmod(w.tmp, 0o755); err != nil {
 			return err
 		}
-		return w.publish()
+		return w.publish(ctx)
 	}
 	if err := w.tw.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", w.dest, err)
@@ -262,6 +265,9 @@ func (w *Writer) Commit() (err error) {
 		return fmt.Errorf("writing %s: %w", w.dest, err)
 	}
 	if w.dest == "-" {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("standard output not written: %w", context.Cause(ctx))
+		}
 		if _, err := w.file.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
@@ -282,13 +288,16 @@ func (w *Writer) Commit() (err error) {
 	if err := os.Chmod(w.tmp, 0o644); err != nil {
 		return err
 	}
-	return w.publish()
+	return w.publish(ctx)
 }
 
 // publish renames the finished temporary file or folder to the
 // destination. A folder being replaced is moved aside first and removed
 // only once the new one is in place.
-func (w *Writer) publish() error {
+func (w *Writer) publish(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s not written: %w", w.dest, context.Cause(ctx))
+	}
 	var old string
 	if w.force {
 		if _, err := os.Lstat(w.dest); err == nil {

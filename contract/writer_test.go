@@ -3,6 +3,7 @@ package contract_test
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -50,7 +51,7 @@ func TestWriterArchiveRoundTrip(t *testing.T) {
 			if _, err := os.Stat(dest); !os.IsNotExist(err) {
 				t.Fatalf("destination visible before Commit: %v", err)
 			}
-			if err := w.Commit(); err != nil {
+			if err := w.Commit(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			b, err := contract.Open(dest, contract.DefaultLimits)
@@ -114,7 +115,7 @@ func TestWriterAbortAndForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeAll(t, w)
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(dest); string(data) == "old" {
@@ -132,7 +133,7 @@ func TestWriterStdoutOnlyAtCommit(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatal("bytes reached stdout before Commit")
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if b := out.Bytes(); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
@@ -175,5 +176,35 @@ func TestWriterShortBody(t *testing.T) {
 	err = w.WriteEntry(&tar.Header{Name: "a", Typeflag: tar.TypeReg, Size: 10, ModTime: time.Unix(0, 0)}, strings.NewReader("abc"))
 	if err == nil || !strings.Contains(err.Error(), `"a"`) {
 		t.Fatalf("short body: %v", err)
+	}
+}
+
+// A signal that arrives after the last entry was written but before the
+// output is published (the command's context is cancelled) publishes
+// nothing and leaves nothing behind: an interrupted command has no output.
+func TestWriterCommitCancelled(t *testing.T) {
+	for _, name := range []string{"out.tar.gz", "out"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			dest := filepath.Join(dir, name)
+			w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Abort()
+			writeAll(t, w)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := w.Commit(ctx); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), dest) {
+				t.Fatalf("Commit = %v, want context.Canceled naming %s", err, dest)
+			}
+			left, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
 	}
 }

@@ -54,7 +54,7 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		return nil, err
 	}
 	return sum, nil

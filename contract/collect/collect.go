@@ -85,7 +85,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if err := b.write(ctx, w); err != nil {
 		return nil, err
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		return nil, err
 	}
 	b.summary.Dest = opts.Dest

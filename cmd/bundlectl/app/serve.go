@@ -108,7 +108,7 @@ func upgradeOnLoad(collectedAt time.Time, streams IOStreams) serve.UpgradeFunc {
 		defer w.Abort()
 		sum, err := transform.Run(ctx, b, w, transform.RunOptions{CollectedAt: collectedAt})
 		if err == nil {
-			err = w.Commit()
+			err = w.Commit(ctx)
 		}
 		if err != nil {
 			cleanup()
