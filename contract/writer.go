@@ -37,7 +37,16 @@ type Writer struct {
 	dirs    []dirTime
 	written int64
 	done    bool
+	// links are hard links whose target was not yet written (a forward
+	// link), made at Commit.
+	links []pendingLink
+	// Skipped are the entries a folder cannot hold (a hard link to a
+	// folder, to nothing, to itself; a name part over 255 bytes), each
+	// with the reason; an archive output holds every entry.
+	Skipped []Problem
 }
+
+type pendingLink struct{ name, target string }
 
 type dirTime struct {
 	name  string
@@ -165,6 +174,12 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 		return fmt.Errorf("writing %s: entry %q: %w", w.dest, hdr.Name, err)
 	}
 	fail := func(err error) error { return fmt.Errorf("writing %s: entry %q: %w", w.dest, name, err) }
+	for _, part := range strings.Split(name, "/") {
+		if len(part) > maxNamePart {
+			w.skip(name, fmt.Errorf("a name part of %d bytes is over the %d-byte limit of a file name; not written to the folder", len(part), maxNamePart))
+			return nil
+		}
+	}
 	if dir := path.Dir(name); dir != "." {
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
 			return fail(err)
@@ -188,7 +203,7 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 		if err != nil {
 			return fail(err)
 		}
-		return wrapIf(w.root.Link(target, name), fail)
+		return wrapIf(w.link(name, target, false), fail)
 	case tar.TypeReg, tar.TypeRegA:
 	default:
 		return nil // PAX and GNU meta entries are folded into headers by archive/tar
@@ -214,6 +229,63 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 	return wrapIf(err, fail)
 }
 
+// maxNamePart is the longest file name most file systems take (NAME_MAX).
+const maxNamePart = 255
+
+// link makes a hard link as tar extracts one, where a folder can hold it:
+// a target not written yet is linked at Commit (last), and a link to a
+// folder, to nothing or to itself is skipped and reported.
+func (w *Writer) link(name, target string, last bool) error {
+	fi, err := w.root.Lstat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !last:
+		w.links = append(w.links, pendingLink{name: name, target: target})
+		return nil
+	case target == name:
+		w.skip(name, errors.New("a hard link to itself; not written to the folder"))
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		w.skip(name, fmt.Errorf("a hard link to %s, which the archive does not hold; not written to the folder", target))
+		return nil
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		w.skip(name, fmt.Errorf("a hard link to %s, which is not a file (%s); not written to the folder", target, fi.Mode().Type()))
+		return nil
+	}
+	return w.root.Link(target, name)
+}
+
+// linkForward makes the links whose targets came later in the archive,
+// in rounds, since a target may itself be such a link.
+func (w *Writer) linkForward() error {
+	for progress := true; progress; {
+		progress = false
+		rest := w.links[:0]
+		for _, l := range w.links {
+			if _, err := w.root.Lstat(l.target); err != nil {
+				rest = append(rest, l)
+				continue
+			}
+			if err := w.link(l.name, l.target, true); err != nil {
+				return fmt.Errorf("writing %s: entry %q: %w", w.dest, l.name, err)
+			}
+			progress = true
+		}
+		w.links = rest
+	}
+	for _, l := range w.links {
+		if err := w.link(l.name, l.target, true); err != nil {
+			return fmt.Errorf("writing %s: entry %q: %w", w.dest, l.name, err)
+		}
+	}
+	return nil
+}
+
+func (w *Writer) skip(name string, err error) {
+	w.Skipped = append(w.Skipped, Problem{Path: name, Message: err.Error()})
+}
+
 func wrapIf(err error, wrap func(error) error) error {
 	if err == nil {
 		return nil
@@ -235,6 +307,9 @@ func (w *Writer) Commit(ctx context.Context) (err error) {
 		}
 	}()
 	if w.root != nil {
+		if err := w.linkForward(); err != nil {
+			return err
+		}
 		// Folder times last: writing into a folder changes its mtime.
 		sort.SliceStable(w.dirs, func(i, j int) bool { return depth(w.dirs[i].name) > depth(w.dirs[j].name) })
 		for _, d := range w.dirs {

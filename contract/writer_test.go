@@ -208,3 +208,57 @@ func TestWriterCommitCancelled(t *testing.T) {
 		})
 	}
 }
+
+// A folder holds every hard link tar can extract: one whose target comes
+// later in the archive (or behind another such link) is made at the end;
+// one a folder cannot hold (to a folder, to nothing, to itself, or a name
+// part over 255 bytes) is skipped and reported, and the rest is written.
+func TestWriterFolderLinks(t *testing.T) {
+	long := strings.Repeat("n", 256)
+	entries := []tar.Header{
+		{Name: "b/fwd", Typeflag: tar.TypeLink, Linkname: "b/chain"},
+		{Name: "b/chain", Typeflag: tar.TypeLink, Linkname: "b/later.json"},
+		{Name: "b/dangling", Typeflag: tar.TypeLink, Linkname: "b/nope"},
+		{Name: "b/self", Typeflag: tar.TypeLink, Linkname: "b/self"},
+		{Name: "b/sub/", Typeflag: tar.TypeDir, Mode: 0o755},
+		{Name: "b/dirlink", Typeflag: tar.TypeLink, Linkname: "b/sub"},
+		{Name: "b/" + long + ".json", Typeflag: tar.TypeReg, Mode: 0o644, Size: 2},
+		{Name: "b/later.json", Typeflag: tar.TypeReg, Mode: 0o644, Size: 2},
+	}
+	dest := filepath.Join(t.TempDir(), "out")
+	w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for i := range entries {
+		if err := w.WriteEntry(&entries[i], strings.NewReader("{}")); err != nil {
+			t.Fatalf("%s: %v", entries[i].Name, err)
+		}
+	}
+	if err := w.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"b/fwd", "b/chain", "b/later.json"} {
+		if data, err := os.ReadFile(filepath.Join(dest, name)); err != nil || string(data) != "{}" {
+			t.Errorf("%s: %q, %v", name, data, err)
+		}
+	}
+	skipped := map[string]string{}
+	for _, p := range w.Skipped {
+		skipped[p.Path] = p.Message
+	}
+	for name, why := range map[string]string{
+		"b/dangling":          "does not hold",
+		"b/self":              "to itself",
+		"b/dirlink":           "not a file",
+		"b/" + long + ".json": "over the 255-byte limit",
+	} {
+		if !strings.Contains(skipped[name], why) {
+			t.Errorf("%.20s: skipped %q, want it reported with %q", name, skipped[name], why)
+		}
+	}
+	if len(skipped) != 4 {
+		t.Errorf("skipped %d entries, want 4: %v", len(skipped), skipped)
+	}
+}

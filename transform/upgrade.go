@@ -57,6 +57,9 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 	if err := w.Commit(ctx); err != nil {
 		return nil, err
 	}
+	// A folder cannot hold some entries an archive can (a hard link to a
+	// folder): reported with the rest.
+	sum.Problems = append(sum.Problems, w.Skipped...)
 	return sum, nil
 }
 
