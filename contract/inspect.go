@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"archive/tar"
 	"errors"
 	"sort"
 	"strings"
@@ -23,7 +22,10 @@ type Report struct {
 	Entries             int               `json:"entries"`
 	Size                int64             `json:"size"`
 	Resources           []ResourceSummary `json:"resources"`
-	Logs                []PodLogSummary   `json:"logs"`
+	// Logs are the container logs of the bundle, in every layout;
+	// UnmappedLogs the files that look like pod logs but name no pod.
+	Logs         []PodLog      `json:"logs"`
+	UnmappedLogs []UnmappedLog `json:"unmappedLogs"`
 	Problems            []Problem         `json:"problems"`
 }
 
@@ -47,14 +49,6 @@ func (r ResourceSummary) GVR() schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
 }
 
-// PodLogSummary is one collected container log.
-type PodLogSummary struct {
-	Namespace string `json:"namespace"`
-	Pod       string `json:"pod"`
-	Container string `json:"container"`
-	Previous  bool   `json:"previous,omitempty"`
-	Size      int64  `json:"size"`
-}
 
 // Problem is a file that could not be read as what its path says it is.
 type Problem struct {
@@ -66,7 +60,7 @@ type Problem struct {
 // single files are reported, not fatal; an unreadable bundle is an error.
 func Inspect(b *Bundle) (*Report, error) {
 	rep := &Report{Path: b.Path, Format: b.Format.String(), Root: b.Root, Entries: b.Entries, Size: b.Size,
-		Schema: "legacy", Resources: []ResourceSummary{}, Logs: []PodLogSummary{}, Problems: []Problem{}}
+		Schema: "legacy", Resources: []ResourceSummary{}, Logs: []PodLog{}, UnmappedLogs: []UnmappedLog{}, Problems: []Problem{}}
 	problem := func(p string, err error) {
 		rep.Problems = append(rep.Problems, Problem{Path: p, Message: err.Error()})
 	}
@@ -105,22 +99,22 @@ func Inspect(b *Bundle) (*Report, error) {
 	sums := map[key]*ResourceSummary{}
 	tables := map[ListKey]bool{}
 	listGVR := map[ListKey]key{}
+	var logFiles []LogFile
+	var pods []PodContainers
 	err := b.Walk(func(e *Entry) error {
 		if !e.InRoot {
 			return nil
 		}
 		c := e.Class
-		switch c.Class {
-		case ClassTable:
+		if c.Class == ClassTable {
 			tables[c.Key] = true
 			return nil
-		case ClassPodLog:
-			if e.IsRegular() || e.Header.Typeflag == tar.TypeSymlink {
-				rep.Logs = append(rep.Logs, PodLogSummary{Namespace: c.Key.Namespace, Pod: c.Pod, Container: c.Container, Previous: c.Previous, Size: e.Header.Size})
-			}
+		}
+		if f, ok := logFileOf(e); ok {
+			logFiles = append(logFiles, f)
 			return nil
-		case ClassResourceList:
-		default:
+		}
+		if c.Class != ClassResourceList {
 			return nil
 		}
 		if !e.IsRegular() || shadowedYAML(b, e.Rel, c) || e.Superseded {
@@ -149,6 +143,9 @@ func Inspect(b *Bundle) (*Report, error) {
 		if s == nil {
 			s = &ResourceSummary{Group: g.Group, Version: g.Version, Resource: g.Resource, Kind: ListKind(c, list), Custom: c.Custom, Namespaced: c.Namespaced}
 			sums[k] = s
+		}
+		if g.Group == "" && g.Resource == "pods" {
+			pods = append(pods, PodsOf(list)...)
 		}
 		s.Objects += len(list.Items)
 		s.Lists++
@@ -182,11 +179,8 @@ func Inspect(b *Bundle) (*Report, error) {
 		}
 		return a.Version < b.Version
 	})
-	sort.Slice(rep.Logs, func(i, j int) bool {
-		a, b := rep.Logs[i], rep.Logs[j]
-		return a.Namespace+"/"+a.Pod+"/"+a.Container < b.Namespace+"/"+b.Pod+"/"+b.Container ||
-			a.Namespace+"/"+a.Pod+"/"+a.Container == b.Namespace+"/"+b.Pod+"/"+b.Container && !a.Previous && b.Previous
-	})
+	logs := MapPodLogs(logFiles, pods)
+	rep.Logs, rep.UnmappedLogs = logs.Logs, logs.Unmapped
 	return rep, nil
 }
 

@@ -55,11 +55,27 @@ func (r *Report) WriteText(w io.Writer) error {
 
 	fmt.Fprintf(w, "\nPod logs: %d\n", len(r.Logs))
 	for _, l := range r.Logs {
-		prev := ""
+		var notes []string
 		if l.Previous {
-			prev = " (previous)"
+			notes = append(notes, "previous")
 		}
-		fmt.Fprintf(w, "  %s/%s %s%s, %d bytes\n", l.Namespace, l.Pod, l.Container, prev, l.Size)
+		if l.Error {
+			notes = append(notes, "the error of reading it")
+		}
+		if !l.PodInBundle {
+			notes = append(notes, "pod not in the bundle")
+		}
+		note := ""
+		if len(notes) > 0 {
+			note = " (" + strings.Join(notes, ", ") + ")"
+		}
+		fmt.Fprintf(w, "  %s/%s %s%s, %d bytes: %s\n", l.Namespace, l.Pod, l.Container, note, l.Size, l.Path)
+	}
+	if len(r.UnmappedLogs) > 0 {
+		fmt.Fprintf(w, "\nLog files of no pod: %d\n", len(r.UnmappedLogs))
+		for _, u := range r.UnmappedLogs {
+			fmt.Fprintf(w, "  %s: %s\n", u.Path, u.Reason)
+		}
 	}
 	fmt.Fprintf(w, "\nProblems: %d\n", len(r.Problems))
 	for _, p := range r.Problems {

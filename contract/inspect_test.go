@@ -2,6 +2,8 @@ package contract_test
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -127,8 +129,39 @@ func TestInspectLegacyQuirks(t *testing.T) {
 	if rq := find(old, "", "resourcequotas"); rq.Paths[0] != "cluster-resources/resource-quotas/default.json" {
 		t.Errorf("resource-quotas/: %+v", rq)
 	}
-	if len(old.Logs) != 19 {
-		t.Errorf("v0.50.0 pod logs = %d, want 19", len(old.Logs))
+	// v0.50.0: the canonical files, each also behind an all-logs/ link;
+	// static-hi is a runPod's, whose pod the bundle does not list.
+	if len(old.Logs) != 19 || len(old.UnmappedLogs) != 0 {
+		t.Errorf("v0.50.0 pod logs = %d, unmapped %v; want 19 and none", len(old.Logs), old.UnmappedLogs)
+	}
+	for _, l := range old.Logs {
+		if l.Pod == "static-hi" {
+			if l.PodInBundle || len(l.Links) != 1 || l.Links[0] != "static-hi.log" {
+				t.Errorf("static-hi: %+v", l)
+			}
+		} else if len(l.Links) != 1 || !strings.HasPrefix(l.Links[0], "all-logs/"+l.Pod+"/") {
+			t.Errorf("%s/%s %s: links %v, want its all-logs/ link", l.Namespace, l.Pod, l.Container, l.Links)
+		}
+	}
+
+	// v0.10.10: the logs collector's <name>/<pod>.log form of single-
+	// container pods, the namespace found from the pods; one file two
+	// namespaces' pods wrote in turn cannot be placed.
+	v10 := open("v0.10.10-2021")
+	var got []string
+	for _, l := range v10.Logs {
+		got = append(got, l.Namespace+"/"+l.Pod+"/"+l.Container+" "+l.Layout)
+	}
+	want := []string{
+		"default/kotsadm-bb98f747c-h8525/kotsadm " + contract.LayoutSingleContainer,
+		"default/kotsadm-fs-minio-5f7799dff8-tl95g/minio " + contract.LayoutSingleContainer,
+		"default/kotsadm-operator-7c598c864c-pgh7g/kotsadm-operator " + contract.LayoutSingleContainer,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("v0.10.10 logs %q, want %q", got, want)
+	}
+	if len(v10.UnmappedLogs) != 1 || v10.UnmappedLogs[0].Path != "kots/admin_console/kotsadm-postgres-0.log" || !strings.Contains(v10.UnmappedLogs[0].Reason, "ambiguous") {
+		t.Errorf("v0.10.10 unmapped %v, want kotsadm-postgres-0.log ambiguous", v10.UnmappedLogs)
 	}
 
 	sb := open("sbctl-2022")
