@@ -2,6 +2,7 @@ package contract
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,7 +27,11 @@ type Report struct {
 	// UnmappedLogs the files that look like pod logs but name no pod.
 	Logs         []PodLog      `json:"logs"`
 	UnmappedLogs []UnmappedLog `json:"unmappedLogs"`
-	Problems            []Problem         `json:"problems"`
+	// NotCollected are the resources discovery.json advertises as
+	// listable that the bundle holds no list of ("hpa.autoscaling"): an
+	// empty answer for them means "not collected", not "none".
+	NotCollected []string  `json:"notCollected"`
+	Problems     []Problem `json:"problems"`
 }
 
 // ResourceSummary counts the objects of one resource at one group version.
@@ -49,7 +54,6 @@ func (r ResourceSummary) GVR() schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
 }
 
-
 // Problem is a file that could not be read as what its path says it is.
 type Problem struct {
 	Path    string `json:"path"`
@@ -60,11 +64,12 @@ type Problem struct {
 // single files are reported, not fatal; an unreadable bundle is an error.
 func Inspect(b *Bundle) (*Report, error) {
 	rep := &Report{Path: b.Path, Format: b.Format.String(), Root: b.Root, Entries: b.Entries, Size: b.Size,
-		Schema: "legacy", Resources: []ResourceSummary{}, Logs: []PodLog{}, UnmappedLogs: []UnmappedLog{}, Problems: []Problem{}}
+		Schema: "legacy", Resources: []ResourceSummary{}, Logs: []PodLog{}, UnmappedLogs: []UnmappedLog{}, NotCollected: []string{}, Problems: []Problem{}}
 	problem := func(p string, err error) {
 		rep.Problems = append(rep.Problems, Problem{Path: p, Message: err.Error()})
 	}
-	if d, err := b.Discovery(); err != nil {
+	disc, err := b.Discovery()
+	if d := disc; err != nil {
 		var unsupported *UnsupportedSchemaError
 		if errors.As(err, &unsupported) {
 			return nil, &EntryError{Bundle: b.Path, Entry: DiscoveryPath(), Err: err}
@@ -101,7 +106,7 @@ func Inspect(b *Bundle) (*Report, error) {
 	listGVR := map[ListKey]key{}
 	var logFiles []LogFile
 	var pods []PodContainers
-	err := b.Walk(func(e *Entry) error {
+	err = b.Walk(func(e *Entry) error {
 		if !e.InRoot {
 			return nil
 		}
@@ -179,6 +184,7 @@ func Inspect(b *Bundle) (*Report, error) {
 		}
 		return a.Version < b.Version
 	})
+	rep.NotCollected = notCollected(disc, rep.Resources)
 	logs := MapPodLogs(logFiles, pods)
 	rep.Logs, rep.UnmappedLogs = logs.Logs, logs.Unmapped
 	return rep, nil
@@ -229,4 +235,34 @@ func ListKind(c Classification, l *List) string {
 		return k
 	}
 	return c.Kind
+}
+
+// notCollected lists the listable resources of discovery (subresources
+// aside) with no list in the bundle at any version.
+func notCollected(d *Discovery, have []ResourceSummary) []string {
+	if d == nil {
+		return []string{}
+	}
+	held := map[schema.GroupResource]bool{}
+	for _, r := range have {
+		held[r.GVR().GroupResource()] = true
+	}
+	seen := map[schema.GroupResource]bool{}
+	out := []string{}
+	for gv, resources := range d.Resources {
+		g, err := schema.ParseGroupVersion(gv)
+		if err != nil {
+			continue
+		}
+		for _, r := range resources {
+			gr := schema.GroupResource{Group: g.Group, Resource: r.Name}
+			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || held[gr] || seen[gr] {
+				continue
+			}
+			seen[gr] = true
+			out = append(out, gr.String())
+		}
+	}
+	sort.Strings(out)
+	return out
 }

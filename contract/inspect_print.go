@@ -77,6 +77,18 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  %s: %s\n", u.Path, u.Reason)
 		}
 	}
+	if len(r.NotCollected) > 0 {
+		fmt.Fprintf(w, "\nAdvertised by discovery, not collected: %d (the bundle holds no list of them)\n", len(r.NotCollected))
+		line := " "
+		for _, gr := range r.NotCollected {
+			if len(line)+len(gr) > 78 {
+				fmt.Fprintln(w, line)
+				line = " "
+			}
+			line += " " + gr
+		}
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintf(w, "\nProblems: %d\n", len(r.Problems))
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s: %s\n", p.Path, strings.TrimSpace(p.Message))

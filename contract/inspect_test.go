@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -176,5 +177,47 @@ func TestInspectLegacyQuirks(t *testing.T) {
 	pre := open("preflight-v0.123.14-2025")
 	if pre.Root != "preflightbundle-2025-12-10T17_26_50" || pre.CollectedAtSource != contract.TimeFromFolderName {
 		t.Errorf("preflight root %q, time from %q", pre.Root, pre.CollectedAtSource)
+	}
+}
+
+// inspect names what discovery advertises as listable and the bundle
+// never collected, so that an empty answer is not read as "none".
+func TestInspectNotCollected(t *testing.T) {
+	d := contract.Discovery{BundleSchemaVersion: contract.SchemaVersion, APIVersion: "v1", Resources: map[string][]metav1.APIResource{
+		"v1": {
+			{Name: "pods", Namespaced: true, Kind: "Pod", Verbs: []string{"get", "list", "watch"}},
+			{Name: "pods/log", Namespaced: true, Kind: "Pod", Verbs: []string{"get"}},
+			{Name: "bindings", Namespaced: true, Kind: "Binding", Verbs: []string{"create"}},
+			{Name: "secrets", Namespaced: true, Kind: "Secret", Verbs: []string{"get", "list"}},
+		},
+		"autoscaling/v1": {{Name: "horizontalpodautoscalers", Namespaced: true, Kind: "HorizontalPodAutoscaler", Verbs: []string{"list"}}},
+		"autoscaling/v2": {{Name: "horizontalpodautoscalers", Namespaced: true, Kind: "HorizontalPodAutoscaler", Verbs: []string{"list"}}},
+	}}
+	disc, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := contracttest.WriteTarGz(t, t.TempDir(), "b.tgz", []contracttest.File{
+		{Name: "sb/cluster-resources/pods/default.json", Body: podList},
+		{Name: "sb/cluster-resources/_meta/discovery.json", Body: string(disc)},
+	})
+	b, err := contract.Open(p, contract.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rep, err := contract.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"horizontalpodautoscalers.autoscaling", "secrets"}; !slices.Equal(rep.NotCollected, want) {
+		t.Errorf("NotCollected = %q, want %q", rep.NotCollected, want)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "not collected: 2") {
+		t.Errorf("the text report does not say it:\n%s", text.String())
 	}
 }
