@@ -30,8 +30,11 @@ type Report struct {
 	// NotCollected are the resources discovery.json advertises as
 	// listable that the bundle holds no list of ("hpa.autoscaling"): an
 	// empty answer for them means "not collected", not "none".
-	NotCollected []string  `json:"notCollected"`
-	Problems     []Problem `json:"problems"`
+	NotCollected []string `json:"notCollected"`
+	// Analysis are the analyzers' verdicts the bundle carries
+	// (analysis.json), fails first; null when it has none.
+	Analysis []AnalysisResult `json:"analysis"`
+	Problems []Problem        `json:"problems"`
 }
 
 // ResourceSummary counts the objects of one resource at one group version.
@@ -113,6 +116,16 @@ func Inspect(b *Bundle) (*Report, error) {
 		c := e.Class
 		if c.Class == ClassTable {
 			tables[c.Key] = true
+			return nil
+		}
+		if e.Rel == AnalysisPath && e.IsRegular() {
+			data, err := e.ReadAll()
+			if err == nil {
+				rep.Analysis, err = ParseAnalysis(data)
+			}
+			if err != nil {
+				problem(e.Rel, err)
+			}
 			return nil
 		}
 		if f, ok := logFileOf(e); ok {

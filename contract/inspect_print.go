@@ -89,6 +89,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintln(w, line)
 	}
+	if r.Analysis != nil {
+		count := map[string]int{}
+		for _, a := range r.Analysis {
+			count[SeverityWord(a.Severity)]++
+		}
+		fmt.Fprintf(w, "\nAnalysis: %d results (%d failed, %d warnings, %d passed)\n", len(r.Analysis), count["FAIL"], count["WARN"], count["PASS"])
+		for _, a := range r.Analysis {
+			fmt.Fprintf(w, "  %s  %s: %s\n", SeverityWord(a.Severity), a.Title, strings.TrimSpace(a.Message))
+		}
+	}
 	fmt.Fprintf(w, "\nProblems: %d\n", len(r.Problems))
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s: %s\n", p.Path, strings.TrimSpace(p.Message))

@@ -161,6 +161,16 @@ func TestInspectLegacyQuirks(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("v0.10.10 logs %q, want %q", got, want)
 	}
+	// analysis.json: the verdicts, fails first; none before v0.13.10.
+	if n := len(old.Analysis); n != 10 || old.Analysis[0].Severity != "error" || old.Analysis[6].Severity != "error" || old.Analysis[7].Severity != "debug" {
+		t.Errorf("v0.50.0 analysis: %d results, %+v", n, old.Analysis)
+	}
+	if old.Analysis[0].Title != "Custom resource definition rook" || old.Analysis[0].Message != "The Rook CRD was not found in the cluster." {
+		t.Errorf("v0.50.0 first verdict %+v", old.Analysis[0])
+	}
+	if v10.Analysis != nil || alpha.Analysis == nil || len(alpha.Analysis) != 0 {
+		t.Errorf("analysis of v0.10.10 %v (want none), of v0.123.0-alpha.9 %v (want empty)", v10.Analysis, alpha.Analysis)
+	}
 	if len(v10.UnmappedLogs) != 1 || v10.UnmappedLogs[0].Path != "kots/admin_console/kotsadm-postgres-0.log" || !strings.Contains(v10.UnmappedLogs[0].Reason, "ambiguous") {
 		t.Errorf("v0.10.10 unmapped %v, want kotsadm-postgres-0.log ambiguous", v10.UnmappedLogs)
 	}
