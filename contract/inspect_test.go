@@ -207,19 +207,10 @@ func TestInspectNotCollected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := contracttest.WriteTarGz(t, t.TempDir(), "b.tgz", []contracttest.File{
+	rep := inspectFiles(t, []contracttest.File{
 		{Name: "sb/cluster-resources/pods/default.json", Body: podList},
 		{Name: "sb/cluster-resources/_meta/discovery.json", Body: string(disc)},
 	})
-	b, err := contract.Open(p, contract.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	rep, err := contract.Inspect(b)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if want := []string{"horizontalpodautoscalers.autoscaling", "secrets"}; !slices.Equal(rep.NotCollected, want) {
 		t.Errorf("NotCollected = %q, want %q", rep.NotCollected, want)
 	}
@@ -230,4 +221,19 @@ func TestInspectNotCollected(t *testing.T) {
 	if !strings.Contains(text.String(), "not collected: 2") {
 		t.Errorf("the text report does not say it:\n%s", text.String())
 	}
+}
+
+// inspectFiles inspects an archive of these files.
+func inspectFiles(t *testing.T, files []contracttest.File) *contract.Report {
+	t.Helper()
+	b, err := contract.Open(contracttest.WriteTarGz(t, t.TempDir(), "b.tgz", files), contract.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rep, err := contract.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -241,19 +241,10 @@ func TestNameOverPathMax(t *testing.T) {
 
 // An analysis.json that is not troubleshoot's list is a problem naming it.
 func TestAnalysisNotAList(t *testing.T) {
-	p := contracttest.WriteTarGz(t, t.TempDir(), "a.tgz", []contracttest.File{
+	rep := inspectFiles(t, []contracttest.File{
 		{Name: "sb/cluster-resources/pods/default.json", Body: podList},
 		{Name: "sb/analysis.json", Body: `{"not":"a list"}`},
 	})
-	b, err := contract.Open(p, contract.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	rep, err := contract.Inspect(b)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(rep.Problems) != 1 || rep.Problems[0].Path != contract.AnalysisPath || !strings.Contains(rep.Problems[0].Message, "analyzer results") {
 		t.Errorf("problems %v", rep.Problems)
 	}
