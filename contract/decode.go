@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // Shape is the JSON shape a list was stored in; troubleshoot has used all of them.
@@ -37,6 +39,10 @@ type List struct {
 	Items           []json.RawMessage
 
 	types []itemType // apiVersion and kind of each item, as it says
+	// duplicates counts the members readers use that occur more than
+	// once; duplicateKeys names the first few (DuplicateKeys).
+	duplicates    int
+	duplicateKeys []string
 }
 
 type itemType struct{ apiVersion, kind, namespace, name string }
@@ -56,8 +62,10 @@ type ItemTypeMeta struct {
 var ErrNotAList = errors.New("not a list of Kubernetes objects")
 
 // DecodeList reads every legacy shape of a resource list. The file is
-// validated once and then split without decoding (see jsonscan.go); each
-// item keeps the bytes it was stored with.
+// validated once and then split without decoding (internal/rawjson);
+// each item keeps the bytes it was stored with. A member that occurs
+// twice is read as encoding/json reads it, the last one, and recorded
+// (see DuplicateKeys).
 func DecodeList(data []byte, format Format) (*List, error) {
 	if format == FormatYAML {
 		j, err := yamlToJSON(data)
@@ -70,14 +78,13 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("empty file: %w", ErrNotAList)
 	}
-	if !ValidJSON(data) {
-		return nil, invalidJSON(data)
+	if err := rawjson.Check(data); err != nil {
+		return nil, err
 	}
 	switch data[0] {
 	case '[':
 		l := &List{Shape: ShapeArray}
-		items, _ := elements(data, 0)
-		if err := l.setItems(items); err != nil {
+		if err := l.setItems(l.elements(data)); err != nil {
 			return nil, err
 		}
 		return l, nil
@@ -89,41 +96,187 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	return nil, fmt.Errorf("top-level JSON value is not an array or object: %w", ErrNotAList)
 }
 
-// invalidJSON says where JSON that ValidJSON refused goes wrong.
-func invalidJSON(data []byte) error {
-	var v json.RawMessage
-	if err := json.Unmarshal(data, &v); err != nil {
-		return fmt.Errorf("invalid JSON: %w", err)
-	}
-	return errors.New("invalid JSON")
+// item is one element of a list: its bytes and the members a reader of
+// the list needs, found in the same pass that finds where it ends.
+type item struct {
+	raw                        json.RawMessage
+	apiVersion, kind, metadata []byte
+	name, namespace            []byte // of the metadata
 }
 
 func decodeObject(data []byte) (*List, error) {
-	top := scanList(data)
-	items := top.items
+	l := &List{}
+	var top item
+	var items []byte
+	var elements []item
+	var seen keySet
+	rawjson.EachMember(data, func(m rawjson.Member) bool {
+		v := data[m.Start:m.End]
+		name := keyOf(m, "items", "apiVersion", "kind", "metadata")
+		switch name {
+		case "":
+			return true
+		case "items":
+			elements = nil
+			if v[0] == '[' {
+				// Split in the same pass: each byte of a list of
+				// hundreds of megabytes is looked at once.
+				elements = l.elements(v)
+			}
+			items = v
+		default:
+			top.set(name, v)
+		}
+		l.note(&seen, name, "", -1, "")
+		return true
+	})
 	if items == nil {
 		if top.metadata == nil || string(top.metadata) == "null" {
 			return nil, fmt.Errorf("object has neither items nor metadata: %w", ErrNotAList)
 		}
 		top.raw = append(json.RawMessage(nil), data...)
-		l := &List{Shape: ShapeObject}
-		if err := l.setItems([]item{top.item}); err != nil {
+		l.Shape = ShapeObject
+		l.readMetadata(&top, "", -1)
+		if err := l.setItems([]item{top}); err != nil {
 			return nil, err
 		}
 		return l, nil
 	}
-	l := &List{APIVersion: stringValue(top.apiVersion), Kind: stringValue(top.kind), Shape: ShapeTypedList}
+	l.APIVersion, l.Kind, l.Shape = rawjson.String(top.apiVersion), rawjson.String(top.kind), ShapeTypedList
 	if l.Kind == "" {
 		l.Shape = ShapeUntypedList
 	}
-	l.ResourceVersion = stringValue(member(top.metadata, "resourceVersion"))
+	seen = 0
+	rawjson.EachMember(top.metadata, func(m rawjson.Member) bool {
+		if m.Is("resourceVersion") {
+			l.ResourceVersion = rawjson.String(top.metadata[m.Start:m.End])
+			l.note(&seen, "resourceVersion", "metadata", -1, "")
+		}
+		return true
+	})
 	switch items[0] {
 	case 'n': // "items": null
 		return l, nil
 	case '[':
-		return l, l.setItems(top.elements)
+		return l, l.setItems(elements)
 	}
 	return nil, fmt.Errorf("items is not an array: %w", ErrNotAList)
+}
+
+// keyOf is the one of names that the member's key is, or "".
+func keyOf(m rawjson.Member, names ...string) string {
+	for _, n := range names {
+		if m.Is(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+func (it *item) set(name string, v []byte) {
+	switch name {
+	case "apiVersion":
+		it.apiVersion = v
+	case "kind":
+		it.kind = v
+	case "metadata":
+		it.metadata = v
+	case "name":
+		it.name = v
+	case "namespace":
+		it.namespace = v
+	}
+}
+
+// elements splits the valid JSON array arr into its items, reading the
+// members each needs. arr is the list's items when the list is an
+// object, the whole file otherwise.
+func (l *List) elements(arr []byte) []item {
+	path := "items"
+	if l.Shape == ShapeArray {
+		path = ""
+	}
+	var out []item
+	rawjson.EachElement(arr, func(e []byte) {
+		it := item{raw: json.RawMessage(e)}
+		var seen keySet
+		rawjson.EachMember(e, func(m rawjson.Member) bool {
+			if name := keyOf(m, "apiVersion", "kind", "metadata"); name != "" {
+				it.set(name, e[m.Start:m.End])
+				l.note(&seen, name, path, len(out), "")
+			}
+			return true
+		})
+		l.readMetadata(&it, path, len(out))
+		out = append(out, it)
+	})
+	return out
+}
+
+// readMetadata reads the name and namespace of an item's metadata.
+func (l *List) readMetadata(it *item, path string, index int) {
+	var seen keySet
+	rawjson.EachMember(it.metadata, func(m rawjson.Member) bool {
+		if name := keyOf(m, "name", "namespace"); name != "" {
+			it.set(name, it.metadata[m.Start:m.End])
+			l.note(&seen, name, path, index, "metadata")
+		}
+		return true
+	})
+}
+
+// keySet holds the keys of one object seen so far, of those readers use.
+type keySet uint8
+
+var keyBits = map[string]keySet{"items": 1, "apiVersion": 2, "kind": 4, "metadata": 8, "name": 16, "namespace": 32, "resourceVersion": 64}
+
+// maxDuplicates bounds the duplicate keys a List names: a hostile file
+// can repeat keys in every one of a million items.
+const maxDuplicates = 5
+
+// note records the key name of the object at path[index].sub as a
+// duplicate when seen has it already (index -1: path.sub).
+func (l *List) note(seen *keySet, name, path string, index int, sub string) {
+	bit := keyBits[name]
+	if *seen&bit == 0 {
+		*seen |= bit
+		return
+	}
+	if l.duplicates++; l.duplicates > maxDuplicates {
+		return
+	}
+	where := path
+	if index >= 0 {
+		where = fmt.Sprintf("%s[%d]", path, index)
+	}
+	for _, p := range []string{sub, name} {
+		if p != "" && where != "" {
+			where += "."
+		}
+		where += p
+	}
+	l.duplicateKeys = append(l.duplicateKeys, where)
+}
+
+// ErrDuplicateKeys is wrapped by List.DuplicateKeys.
+var ErrDuplicateKeys = errors.New("duplicate keys")
+
+// DuplicateKeys says which members the readers of the list use (the
+// list's apiVersion, kind, metadata.resourceVersion and items; each
+// item's apiVersion, kind, metadata.name and metadata.namespace) occur
+// more than once, nil when none does. Every reader of the module reads
+// the last one, as encoding/json and the API server do, so the objects
+// served and tabled agree; but a file written so was not written by a
+// Kubernetes client, and readers report it.
+func (l *List) DuplicateKeys() error {
+	if l.duplicates == 0 {
+		return nil
+	}
+	names := strings.Join(l.duplicateKeys, ", ")
+	if more := l.duplicates - len(l.duplicateKeys); more > 0 {
+		names += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Errorf("%w %s: the last of each is read, as encoding/json reads it", ErrDuplicateKeys, names)
 }
 
 // setItems keeps the items, refusing those that are not objects with
@@ -136,8 +289,8 @@ func (l *List) setItems(items []item) error {
 		if it.raw[0] != '{' {
 			return fmt.Errorf("item %d is not an object: %w", i, ErrNotAList)
 		}
-		t := itemType{apiVersion: stringValue(it.apiVersion), kind: stringValue(it.kind),
-			namespace: stringValue(member(it.metadata, "namespace")), name: stringValue(member(it.metadata, "name"))}
+		t := itemType{apiVersion: rawjson.String(it.apiVersion), kind: rawjson.String(it.kind),
+			namespace: rawjson.String(it.namespace), name: rawjson.String(it.name)}
 		if t.name == "" {
 			return fmt.Errorf("item %d has no metadata.name: %w", i, ErrNotAList)
 		}
@@ -204,12 +357,12 @@ func CheckKinds(c Classification, l *List) error {
 func ItemMeta(item json.RawMessage) (ItemTypeMeta, error) {
 	var tm ItemTypeMeta
 	item = bytes.TrimSpace(item)
-	if len(item) == 0 || item[0] != '{' || !ValidJSON(item) {
+	if len(item) == 0 || item[0] != '{' || !rawjson.Valid(item) {
 		return tm, fmt.Errorf("item is not a JSON object: %w", ErrNotAList)
 	}
-	tm.APIVersion, tm.Kind = stringValue(member(item, "apiVersion")), stringValue(member(item, "kind"))
-	meta := member(item, "metadata")
-	tm.Metadata.Name, tm.Metadata.Namespace = stringValue(member(meta, "name")), stringValue(member(meta, "namespace"))
+	tm.APIVersion, tm.Kind = rawjson.String(rawjson.Get(item, "apiVersion")), rawjson.String(rawjson.Get(item, "kind"))
+	meta := rawjson.Get(item, "metadata")
+	tm.Metadata.Name, tm.Metadata.Namespace = rawjson.String(rawjson.Get(meta, "name")), rawjson.String(rawjson.Get(meta, "namespace"))
 	return tm, nil
 }
 

@@ -84,6 +84,51 @@ func TestDecodeListScansTricky(t *testing.T) {
 	}
 }
 
+// A member that occurs twice is read as encoding/json reads it, the last
+// one, and the list says so: the members its readers use are named, with
+// where they are.
+func TestDecodeListDuplicateKeys(t *testing.T) {
+	for _, c := range []struct {
+		name, data string
+		names      []string // the items' names, as read
+		want       string   // DuplicateKeys' message, "" for nil
+	}{
+		{"two items", `{"kind":"PodList","items":[{"metadata":{"name":"first"}}],"items":[{"metadata":{"name":"second"}}]}`,
+			[]string{"second"}, "duplicate keys items: the last of each is read, as encoding/json reads it"},
+		{"escaped key", `{"kind":"PodList","items":[{"metadata":{"name":"a"}}],"it\u0065ms":[{"metadata":{"name":"b"}}]}`,
+			[]string{"b"}, "duplicate keys items"},
+		{"in items", `{"items":[{"metadata":{"name":"a"}},{"kind":"Pod","kind":"Pod","metadata":{"name":"b","name":"c"}}],"metadata":{"resourceVersion":"1","resourceVersion":"2"}}`,
+			[]string{"a", "c"}, "duplicate keys items[1].kind, items[1].metadata.name, metadata.resourceVersion:"},
+		{"array", `[{"metadata":{"namespace":"x","namespace":"y","name":"a"}}]`, []string{"a"}, "duplicate keys [0].metadata.namespace:"},
+		{"single object", `{"metadata":{"name":"a"},"metadata":{"name":"b"}}`, []string{"b"}, "duplicate keys metadata:"},
+		{"members no reader uses", `{"items":[{"metadata":{"name":"a"},"spec":1,"spec":2}],"x":1,"x":2}`, []string{"a"}, ""},
+		{"many", `[` + strings.Repeat(`{"kind":"A","kind":"A","metadata":{"name":"a"}},`, 7) + `{"metadata":{"name":"z"}}]`,
+			[]string{"a", "a", "a", "a", "a", "a", "a", "z"}, "[4].kind and 2 more:"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := contract.DecodeList([]byte(c.data), contract.FormatJSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for i := range l.Items {
+				_, name := l.ItemKey(i)
+				names = append(names, name)
+			}
+			if strings.Join(names, ",") != strings.Join(c.names, ",") {
+				t.Errorf("items %q, want %q", names, c.names)
+			}
+			err = l.DuplicateKeys()
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("DuplicateKeys() = %v, want nil", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, contract.ErrDuplicateKeys)):
+				t.Errorf("DuplicateKeys() = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
 func TestDecodeListKeepsItemBytes(t *testing.T) {
 	item := `{"metadata":{"name":"a"},"spec":{"x":"<b>"}}`
 	l, err := contract.DecodeList([]byte(`{"items":[`+item+`]}`), contract.FormatJSON)

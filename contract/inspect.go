@@ -155,6 +155,9 @@ func Inspect(b *Bundle) (*Report, error) {
 			problem(e.Rel, err)
 			return nil
 		}
+		if err := list.DuplicateKeys(); err != nil {
+			problem(e.Rel, err)
+		}
 		g := ListGVR(c, list)
 		k := key{gvr: g, custom: c.Custom}
 		s := sums[k]

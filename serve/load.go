@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // ErrLegacyBundle is returned by Load for a bundle without
@@ -220,7 +221,7 @@ func isStreamError(err error) bool {
 func (l *loader) decode(j job) {
 	switch j.class.Class {
 	case contract.ClassResourceList:
-		list, err := decodeListFile(j.rel, j.data, j.class)
+		list, err := l.decodeListFile(j.rel, j.data, j.class)
 		if err != nil {
 			l.warn(j.rel, err)
 			return
@@ -262,7 +263,7 @@ func (l *loader) decode(j job) {
 // served.
 func (l *loader) addOpenAPI(j job) {
 	data := bytes.TrimSpace(j.data)
-	if len(data) == 0 || data[0] != '{' || !contract.ValidJSON(data) {
+	if len(data) == 0 || data[0] != '{' || !rawjson.Valid(data) {
 		l.warn(j.rel, errors.New("not a JSON object; not served"))
 		return
 	}
@@ -276,43 +277,35 @@ func (l *loader) addOpenAPI(j job) {
 	l.openapiV3[p] = j.data
 }
 
-// decodeListFile reads every legacy list shape (through the contract) and
+// decodeListFile reads every legacy shape (through the contract) and
 // keeps each item as compact JSON without its kind and apiVersion, which
-// are added back per response as the real server does.
-func decodeListFile(rel string, data []byte, c contract.Classification) (*loadedList, error) {
-	l, compacted := decodeTypedList(data, c)
-	if l == nil {
-		var err error
-		if l, err = contract.DecodeList(data, c.Format); err != nil {
-			return nil, err
-		}
-	}
-	kinds, err := contract.NewKindCheck(c, l.Kind)
+// are added back per response as the real server does. Duplicate keys
+// are read as the contract reads them, the last one, so that what is
+// served is what the tables were made from; the file is reported.
+func (l *loader) decodeListFile(rel string, data []byte, c contract.Classification) (*loadedList, error) {
+	list, err := contract.DecodeList(data, c.Format)
 	if err != nil {
 		return nil, err
 	}
-	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, l), kind: contract.ListKind(c, l), custom: c.Custom}
-	var buf *bytes.Buffer
-	if !compacted {
-		size := 0
-		for _, it := range l.Items {
-			size += len(it)
-		}
-		// One buffer for the whole file, sized so it never grows: the
-		// objects are slices of it, which keeps allocations per object to
-		// a minimum.
-		buf = bytes.NewBuffer(make([]byte, 0, size))
+	kinds, err := contract.NewKindCheck(c, list.Kind)
+	if err != nil {
+		return nil, err
 	}
-	for i, it := range l.Items {
-		item := []byte(it)
-		if !compacted {
-			start := buf.Len()
-			if err := json.Compact(buf, it); err != nil {
-				return nil, fmt.Errorf("item %d: invalid JSON: %w", i, err)
-			}
-			item = buf.Bytes()[start:buf.Len():buf.Len()]
-		}
-		o, err := newLoadedObject(item)
+	if err := list.DuplicateKeys(); err != nil {
+		l.warn(rel, err)
+	}
+	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, list), kind: contract.ListKind(c, list), custom: c.Custom}
+	size := 0
+	for _, it := range list.Items {
+		size += len(it)
+	}
+	// One buffer for the whole file, sized so it never grows: the objects
+	// are slices of it, which keeps allocations per object to a minimum.
+	buf := make([]byte, 0, size)
+	for i, it := range list.Items {
+		start := len(buf)
+		buf = rawjson.AppendCompact(buf, it)
+		o, err := newLoadedObject(buf[start:len(buf):len(buf)])
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
@@ -324,76 +317,46 @@ func decodeListFile(rel string, data []byte, c contract.Classification) (*loaded
 	return out, nil
 }
 
-// decodeTypedList is the fast path for the shape upgraded bundles hold, a
-// JSON object with an items array: the file is compacted (and so checked)
-// once and its items are slices of it, instead of being decoded twice by
-// encoding/json. It returns nil for any other shape, and for invalid JSON,
-// which contract.DecodeList then reports.
-func decodeTypedList(data []byte, c contract.Classification) (*contract.List, bool) {
-	data = bytes.TrimSpace(data)
-	if c.Format != contract.FormatJSON || len(data) == 0 || data[0] != '{' {
-		return nil, false
-	}
-	compacted, err := compact(data)
-	if err != nil {
-		return nil, false
-	}
-	items := member(compacted, "items")
-	if len(items) == 0 || items[0] != '[' {
-		return nil, false
-	}
-	l := &contract.List{
-		Shape:      contract.ShapeTypedList,
-		APIVersion: stringValue(member(compacted, "apiVersion")),
-		Kind:       stringValue(member(compacted, "kind")),
-	}
-	if l.Kind == "" {
-		l.Shape = contract.ShapeUntypedList
-	}
-	eachElement(items, func(it []byte) { l.Items = append(l.Items, it[:len(it):len(it)]) })
-	return l, true
-}
-
 // newLoadedObject splits a compact object into its type, which is removed,
 // and its metadata, from which the identity and labels are read.
 func newLoadedObject(item []byte) (*loadedObject, error) {
 	o := &loadedObject{}
-	var typeSpans [][2]int
+	var typeMembers []rawjson.Member
 	metaStart, metaEnd := -1, -1
-	eachField(item, func(key []byte, start, end int) bool {
-		switch string(key) {
+	rawjson.EachMember(item, func(m rawjson.Member) bool {
+		switch m.Name() {
 		case "kind":
-			o.kind = stringValue(item[start:end])
-			typeSpans = append(typeSpans, [2]int{start, end})
+			o.kind = rawjson.String(item[m.Start:m.End])
+			typeMembers = append(typeMembers, m)
 		case "apiVersion":
-			o.apiVersion = stringValue(item[start:end])
-			typeSpans = append(typeSpans, [2]int{start, end})
+			o.apiVersion = rawjson.String(item[m.Start:m.End])
+			typeMembers = append(typeMembers, m)
 		case "metadata":
-			metaStart, metaEnd = start, end
+			metaStart, metaEnd = m.Start, m.End
 		}
 		return true
 	})
 	if metaStart < 0 || item[metaStart] != '{' {
 		return nil, errors.New("no metadata object")
 	}
-	if len(typeSpans) == 0 {
+	if len(typeMembers) == 0 {
 		o.body, o.metaStart, o.metaEnd = item, metaStart, metaEnd
 	} else {
-		o.body, o.metaStart, o.metaEnd = withoutMembers(item, typeSpans, metaStart, metaEnd)
+		o.body, o.metaStart, o.metaEnd = withoutMembers(item, typeMembers, metaStart, metaEnd)
 	}
 	meta := o.body[o.metaStart:o.metaEnd]
 	var labels []byte
-	eachField(meta, func(key []byte, start, end int) bool {
-		v := meta[start:end]
-		switch string(key) {
+	rawjson.EachMember(meta, func(m rawjson.Member) bool {
+		v := meta[m.Start:m.End]
+		switch m.Name() {
 		case "name":
-			o.name = stringValue(v)
+			o.name = rawjson.String(v)
 		case "namespace":
-			o.namespace = stringValue(v)
+			o.namespace = rawjson.String(v)
 		case "resourceVersion":
-			o.resourceVersion = stringValue(v)
+			o.resourceVersion = rawjson.String(v)
 		case "creationTimestamp":
-			o.created = stringValue(v)
+			o.created = rawjson.String(v)
 		case "labels":
 			labels = v
 		}
@@ -410,26 +373,25 @@ func newLoadedObject(item []byte) (*loadedObject, error) {
 	return o, nil
 }
 
-// withoutMembers copies obj without the members whose values are at spans
+// withoutMembers copies the compact object obj without the members drop
 // (in order), and returns the metadata span moved accordingly.
-func withoutMembers(obj []byte, spans [][2]int, metaStart, metaEnd int) ([]byte, int, int) {
+func withoutMembers(obj []byte, drop []rawjson.Member, metaStart, metaEnd int) ([]byte, int, int) {
 	out := make([]byte, 0, len(obj))
 	out = append(out, '{')
 	newMetaStart := -1
-	eachField(obj, func(key []byte, start, end int) bool {
-		for _, s := range spans {
-			if s[0] == start {
+	rawjson.EachMember(obj, func(m rawjson.Member) bool {
+		for _, d := range drop {
+			if d.Start == m.Start {
 				return true
 			}
 		}
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		keyStart := start - len(key) - 3 // `"key":`
-		if start == metaStart {
-			newMetaStart = len(out) + (start - keyStart)
+		if m.Start == metaStart {
+			newMetaStart = len(out) + (m.Start - m.KeyStart)
 		}
-		out = append(out, obj[keyStart:end]...)
+		out = append(out, obj[m.KeyStart:m.End]...)
 		return true
 	})
 	out = append(out, '}')
@@ -445,17 +407,17 @@ func decodeTableFile(data []byte) (*loadedTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kind := stringValue(member(c, "kind")); kind != "Table" {
+	if kind := rawjson.String(rawjson.Get(c, "kind")); kind != "Table" {
 		return nil, fmt.Errorf("kind is %q, not Table", kind)
 	}
 	t := &loadedTable{}
-	if cols := member(c, "columnDefinitions"); len(cols) > 0 && cols[0] == '[' {
+	if cols := rawjson.Get(c, "columnDefinitions"); len(cols) > 0 && cols[0] == '[' {
 		t.columns = bytes.Clone(cols)
 	}
-	rows := member(c, "rows")
+	rows := rawjson.Get(c, "rows")
 	size := 0
-	eachElement(rows, func(row []byte) {
-		size += len(member(row, "cells")) + len(member(row, "conditions"))
+	rawjson.EachElement(rows, func(row []byte) {
+		size += len(rawjson.Get(row, "cells")) + len(rawjson.Get(row, "conditions"))
 	})
 	arena := make([]byte, 0, size)
 	keep := func(v []byte) []byte {
@@ -466,17 +428,26 @@ func decodeTableFile(data []byte) (*loadedTable, error) {
 		arena = append(arena, v...)
 		return arena[start:len(arena):len(arena)]
 	}
-	eachElement(rows, func(row []byte) {
-		r := loadedRow{row: tableRow{cells: keep(member(row, "cells")), conditions: keep(member(row, "conditions"))}}
+	rawjson.EachElement(rows, func(row []byte) {
+		r := loadedRow{row: tableRow{cells: keep(rawjson.Get(row, "cells")), conditions: keep(rawjson.Get(row, "conditions"))}}
 		if r.row.cells == nil {
 			r.row.cells = []byte("[]")
 		}
-		if obj := member(row, "object"); len(obj) > 0 && obj[0] == '{' {
-			meta := member(obj, "metadata")
-			r.name, r.namespace = stringValue(member(meta, "name")), stringValue(member(meta, "namespace"))
+		if obj := rawjson.Get(row, "object"); len(obj) > 0 && obj[0] == '{' {
+			meta := rawjson.Get(obj, "metadata")
+			r.name, r.namespace = rawjson.String(rawjson.Get(meta, "name")), rawjson.String(rawjson.Get(meta, "namespace"))
 			r.hasObject = r.name != ""
 		}
 		t.rows = append(t.rows, r)
 	})
 	return t, nil
+}
+
+// compact returns data without insignificant white space, checking that
+// it is valid JSON.
+func compact(data []byte) ([]byte, error) {
+	if err := rawjson.Check(data); err != nil {
+		return nil, err
+	}
+	return rawjson.AppendCompact(make([]byte, 0, len(data)), data), nil
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 var podsResource = schema.GroupResource{Resource: "pods"}
@@ -105,11 +106,11 @@ type podContainers struct {
 // containersOf reads a pod's container names from its compact JSON without
 // decoding it.
 func containersOf(pod []byte) *podContainers {
-	spec := member(pod, "spec")
+	spec := rawjson.Get(pod, "spec")
 	names := func(field string) []string {
 		var out []string
-		eachElement(member(spec, field), func(c []byte) {
-			out = append(out, stringValue(member(c, "name")))
+		rawjson.EachElement(rawjson.Get(spec, field), func(c []byte) {
+			out = append(out, rawjson.String(rawjson.Get(c, "name")))
 		})
 		return out
 	}

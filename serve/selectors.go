@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"encoding/json"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // fieldIndex holds, for each served version of a resource, the field
@@ -212,4 +215,98 @@ func parallel(n int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// pathTrie finds the values of several dot-separated paths ("spec.nodeName",
+// "status.podIPs.0.ip") in one walk of a compact JSON object: each level
+// is scanned once, whatever the number of paths below it, and values that
+// no path reaches are skipped without being decoded.
+type pathTrie struct {
+	children map[string]*pathTrie
+	slot     int // index of the path ending here, -1 for none
+}
+
+func newPathTrie() *pathTrie { return &pathTrie{slot: -1} }
+
+// add registers path and returns its slot; adding a path twice returns the
+// same slot.
+func (t *pathTrie) add(path string, next *int) int {
+	n := t
+	for _, part := range strings.Split(path, ".") {
+		c := n.children[part]
+		if c == nil {
+			if n.children == nil {
+				n.children = map[string]*pathTrie{}
+			}
+			c = newPathTrie()
+			n.children[part] = c
+		}
+		n = c
+	}
+	if n.slot < 0 {
+		n.slot = *next
+		*next++
+	}
+	return n.slot
+}
+
+// find stores in out[slot] the raw value of every path present in v.
+func (t *pathTrie) find(v []byte, out [][]byte) {
+	if t.slot >= 0 {
+		out[t.slot] = v
+	}
+	if len(t.children) == 0 || len(v) == 0 {
+		return
+	}
+	switch v[0] {
+	case '{':
+		rawjson.EachMember(v, func(m rawjson.Member) bool {
+			if c := t.children[m.Name()]; c != nil {
+				c.find(v[m.Start:m.End], out)
+			}
+			return true
+		})
+	case '[':
+		i := 0
+		rawjson.EachElement(v, func(elem []byte) {
+			if c := t.children[strconv.Itoa(i)]; c != nil {
+				c.find(elem, out)
+			}
+			i++
+		})
+	}
+}
+
+// formatValue renders a raw JSON value as the contract's FieldSet.FieldValue
+// renders the same value decoded: strings as they are, booleans true or
+// false, integral numbers in decimal, null as "", objects and arrays as
+// their JSON with sorted keys.
+func formatValue(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		return rawjson.String(raw)
+	case 'n':
+		return ""
+	case 't', 'f':
+		return string(raw)
+	case '{', '[':
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return ""
+		}
+		out, _ := json.Marshal(v)
+		return string(out)
+	default:
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return string(raw)
+		}
+		if f == float64(int64(f)) {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
 }

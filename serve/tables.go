@@ -12,6 +12,8 @@ import (
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1beta1/validation"
+
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // Tables are what kubectl prints: without one, `kubectl get` shows only
@@ -168,19 +170,18 @@ func appendLeanPartial(b *body, o *object, groupVersion string) {
 // cutting [start, end) leaves a valid object; 0, 0 when there is none.
 func managedFieldsSpan(meta []byte) (start, end int) {
 	prevEnd := -1 // the end of the previous member's value: its comma
-	eachField(meta, func(key []byte, vStart, vEnd int) bool {
-		if string(key) != "managedFields" {
-			prevEnd = vEnd
+	rawjson.EachMember(meta, func(m rawjson.Member) bool {
+		if !m.Is("managedFields") {
+			prevEnd = m.End
 			return true
 		}
-		keyStart := vStart - len(key) - 3 // `"managedFields":`
 		switch {
 		case prevEnd >= 0:
-			start, end = prevEnd, vEnd
-		case vEnd < len(meta)-1 && meta[vEnd] == ',':
-			start, end = keyStart, vEnd+1
+			start, end = prevEnd, m.End
+		case m.End < len(meta)-1 && meta[m.End] == ',':
+			start, end = m.KeyStart, m.End+1
 		default:
-			start, end = keyStart, vEnd
+			start, end = m.KeyStart, m.End
 		}
 		return false
 	})

@@ -2,10 +2,9 @@ package transform
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
-	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // Bounds on what an item may hold where a resource.Quantity could be
@@ -28,14 +27,10 @@ func checkQuantities(raw []byte) error {
 		c := raw[i]
 		switch {
 		case c == '"':
-			next := contract.SkipJSONString(raw, i)
+			next := rawjson.SkipString(raw, i)
 			content := raw[i+1 : max(next-1, i+1)]
 			if bytes.IndexByte(content, '\\') >= 0 {
-				var s string
-				if json.Unmarshal(raw[i:next], &s) != nil {
-					s = ""
-				}
-				content = []byte(s)
+				content = []byte(rawjson.String(raw[i:next]))
 			} else if !mayBeQuantity(content) {
 				content = nil
 			}

@@ -1,4 +1,4 @@
-package contract_test
+package rawjson_test
 
 import (
 	"archive/tar"
@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // validCases are inputs on every edge of the grammar; each is checked
@@ -24,7 +24,7 @@ var validCases = []string{
 	"{\"a\":\n\t1\r}", `[{"a":[{"b":{}}]}]`, `{"a":"b","c":{"d":[]}}` + ` x`,
 }
 
-func TestValidJSON(t *testing.T) {
+func TestValid(t *testing.T) {
 	cases := append([]string(nil), validCases...)
 	// encoding/json refuses nesting beyond 10,000 levels, empty
 	// containers included.
@@ -35,32 +35,20 @@ func TestValidJSON(t *testing.T) {
 			strings.Repeat("[", depth-1)+`{"a":1}`+strings.Repeat("]", depth-1))
 	}
 	for _, c := range cases {
-		if got, want := contract.ValidJSON([]byte(c)), json.Valid([]byte(c)); got != want {
-			t.Errorf("ValidJSON(%.60q) = %v, encoding/json says %v", c, got, want)
+		if got, want := rawjson.Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%.60q) = %v, encoding/json says %v", c, got, want)
 		}
 	}
 }
 
-// FuzzValidJSON holds ValidJSON to encoding/json.Valid on any input.
-func FuzzValidJSON(f *testing.F) {
-	for _, c := range validCases {
-		f.Add([]byte(c))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if got, want := contract.ValidJSON(data), json.Valid(data); got != want {
-			t.Fatalf("ValidJSON(%q) = %v, encoding/json says %v", data, got, want)
-		}
-	})
-}
-
-// BenchmarkValidJSON compares ValidJSON with encoding/json.Valid on a
+// BenchmarkValid compares Valid with encoding/json.Valid on a
 // list of pods as troubleshoot writes it.
-func BenchmarkValidJSON(b *testing.B) {
+func BenchmarkValid(b *testing.B) {
 	data := benchList(b)
-	b.Run("ValidJSON", func(b *testing.B) {
+	b.Run("Valid", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for range b.N {
-			if !contract.ValidJSON(data) {
+			if !rawjson.Valid(data) {
 				b.Fatal("invalid")
 			}
 		}
