@@ -3,7 +3,6 @@ package transform
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // The OpenAPI documents of an upgraded bundle are the ones a server of
@@ -218,79 +218,24 @@ func buildCRDOpenAPI(crds *crdIndex, gvs map[schema.GroupVersion]bool) (*crdOpen
 	return out, problems
 }
 
-// member is one member of a JSON object, its value as written.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectMembers splits a JSON object into its members, in order.
-func objectMembers(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := t.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, err
-		}
-		out = append(out, member{key: key, value: value})
-	}
-	return out, nil
-}
-
-// writeObject writes members as a compact JSON object.
-func writeObject(buf *bytes.Buffer, members []member) {
-	buf.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		key, _ := json.Marshal(m.key)
-		buf.Write(key)
-		buf.WriteByte(':')
-		buf.Write(m.value)
-	}
-	buf.WriteByte('}')
-}
-
-// sortedObject is a map as kube-openapi writes one: keys in order.
-func sortedObject(m map[string]json.RawMessage) json.RawMessage {
-	members := make([]member, 0, len(m))
-	for k, v := range m {
-		members = append(members, member{key: k, value: v})
-	}
-	sort.Slice(members, func(i, j int) bool { return members[i].key < members[j].key })
-	var buf bytes.Buffer
-	writeObject(&buf, members)
-	return buf.Bytes()
-}
-
 // swaggerParts is a v2 document with its maps split: each value kept as
 // written, so that what is not changed keeps the server's bytes.
 type swaggerParts struct {
-	members     []member
+	members     rawjson.Object
 	paths       map[string]json.RawMessage
 	definitions map[string]json.RawMessage
 	parameters  map[string]json.RawMessage
 }
 
 func splitSwagger(doc []byte) (*swaggerParts, error) {
-	members, err := objectMembers(doc)
+	members, err := rawjson.ParseObject(doc)
 	if err != nil {
 		return nil, err
 	}
 	s := &swaggerParts{members: members, paths: map[string]json.RawMessage{}, definitions: map[string]json.RawMessage{}, parameters: map[string]json.RawMessage{}}
 	for _, m := range members {
 		var into map[string]json.RawMessage
-		switch m.key {
+		switch m.Name {
 		case "paths":
 			into = s.paths
 		case "definitions":
@@ -300,8 +245,8 @@ func splitSwagger(doc []byte) (*swaggerParts, error) {
 		default:
 			continue
 		}
-		if err := json.Unmarshal(m.value, &into); err != nil {
-			return nil, fmt.Errorf("%s: %w", m.key, err)
+		if err := json.Unmarshal(m.Value, &into); err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
 	}
 	return s, nil
@@ -309,20 +254,18 @@ func splitSwagger(doc []byte) (*swaggerParts, error) {
 
 // join writes the document back, members in their order.
 func (s *swaggerParts) join() []byte {
-	var buf bytes.Buffer
-	members := append([]member(nil), s.members...)
+	members := append(rawjson.Object(nil), s.members...)
 	for i := range members {
-		switch members[i].key {
+		switch members[i].Name {
 		case "paths":
-			members[i].value = sortedObject(s.paths)
+			members[i].Value = rawjson.SortedObject(s.paths).Marshal()
 		case "definitions":
-			members[i].value = sortedObject(s.definitions)
+			members[i].Value = rawjson.SortedObject(s.definitions).Marshal()
 		case "parameters":
-			members[i].value = sortedObject(s.parameters)
+			members[i].Value = rawjson.SortedObject(s.parameters).Marshal()
 		}
 	}
-	writeObject(&buf, members)
-	return buf.Bytes()
+	return members.Marshal()
 }
 
 // definitionRefs are the definitions a JSON value refers to. In JSON text
@@ -490,17 +433,12 @@ func withGVKs(raw json.RawMessage, merged spec.Schema) (json.RawMessage, error) 
 	if err != nil {
 		return nil, err
 	}
-	members, err := objectMembers(raw)
+	members, err := rawjson.ParseObject(raw)
 	if err != nil {
 		return nil, err
 	}
-	for i := range members {
-		if members[i].key == gvkExtension {
-			members[i].value = gvks
-			var buf bytes.Buffer
-			writeObject(&buf, members)
-			return buf.Bytes(), nil
-		}
+	if members.Get(gvkExtension) != nil {
+		return members.With(gvkExtension, gvks).Marshal(), nil
 	}
 	return json.Marshal(merged)
 }

@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // list is a LIST response, a raw list or a Table, kept as the server sent
 // it: its members in order and its elements (items or rows) as raw bytes.
 type list struct {
 	body     []byte // exactly as received
-	obj      object
+	obj      rawjson.Object
 	elemsKey string // "items" or "rows"
 	elems    []json.RawMessage
 	rv       string
@@ -22,12 +24,12 @@ type list struct {
 }
 
 func parseList(body []byte, elemsKey string) (*list, error) {
-	obj, err := parseObject(body)
+	obj, err := rawjson.ParseObject(body)
 	if err != nil {
 		return nil, err
 	}
 	l := &list{body: body, obj: obj, elemsKey: elemsKey, empty: json.RawMessage("[]")}
-	if raw := obj.get(elemsKey); string(raw) == "null" {
+	if raw := obj.Get(elemsKey); string(raw) == "null" {
 		l.empty = raw
 	} else if raw != nil {
 		if err := json.Unmarshal(raw, &l.elems); err != nil {
@@ -37,7 +39,7 @@ func parseList(body []byte, elemsKey string) (*list, error) {
 	var meta struct {
 		ResourceVersion string `json:"resourceVersion"`
 	}
-	if raw := obj.get("metadata"); raw != nil {
+	if raw := obj.Get("metadata"); raw != nil {
 		if err := json.Unmarshal(raw, &meta); err != nil {
 			return nil, fmt.Errorf("metadata: %w", err)
 		}
@@ -49,7 +51,7 @@ func parseList(body []byte, elemsKey string) (*list, error) {
 // kind is the response's kind ("Table", "PodList").
 func (l *list) kind() string {
 	var k string
-	json.Unmarshal(l.obj.get("kind"), &k)
+	json.Unmarshal(l.obj.Get("kind"), &k)
 	return k
 }
 
@@ -79,9 +81,9 @@ func (l *list) whole() []byte {
 func (l *list) with(elems []json.RawMessage) []byte {
 	value := l.empty
 	if len(elems) > 0 {
-		value = joinArray(elems)
+		value = rawjson.Array(elems)
 	}
-	out := l.obj.with(l.elemsKey, value).marshal()
+	out := l.obj.With(l.elemsKey, value).Marshal()
 	return append(out, trailingSpace(l.body)...)
 }
 

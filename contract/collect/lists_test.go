@@ -11,6 +11,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // A table as kube-apiserver encodes it: compact, HTML-escaped, newline-terminated.
@@ -23,20 +25,20 @@ const (
 )
 
 func TestObjectRoundTrip(t *testing.T) {
-	o, err := parseObject([]byte(podTable))
+	o, err := rawjson.ParseObject([]byte(podTable))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(o.marshal()) + "\n"; got != podTable {
+	if got := string(o.Marshal()) + "\n"; got != podTable {
 		t.Errorf("round trip changed the bytes:\n%s", got)
 	}
-	if got := string(o.with("kind", json.RawMessage(`"X"`)).get("kind")); got != `"X"` {
+	if got := string(o.With("kind", json.RawMessage(`"X"`)).Get("kind")); got != `"X"` {
 		t.Errorf("with: kind %s", got)
 	}
-	if string(o.get("kind")) != `"Table"` {
+	if string(o.Get("kind")) != `"Table"` {
 		t.Error("with changed the original")
 	}
-	if _, err := parseObject([]byte(`[1]`)); err == nil {
+	if _, err := rawjson.ParseObject([]byte(`[1]`)); err == nil {
 		t.Error("an array parsed as an object")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // hidden replaces secret values, as troubleshoot's redactors do; hiddenData
@@ -24,52 +26,52 @@ func isSecrets(gvr schema.GroupVersionResource) bool {
 // (the server's DATA column counts them), and the same values inside the
 // last-applied-configuration annotation that `kubectl apply` leaves.
 func maskSecret(item json.RawMessage) (json.RawMessage, error) {
-	o, err := parseObject(item)
+	o, err := rawjson.ParseObject(item)
 	if err != nil {
 		return nil, err
 	}
 	for key, mask := range map[string]string{"data": hiddenData, "stringData": hidden} {
-		if v := o.get(key); v != nil {
+		if v := o.Get(key); v != nil {
 			masked, err := maskValues(v, mask)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", key, err)
 			}
-			o = o.with(key, masked)
+			o = o.With(key, masked)
 		}
 	}
-	if md := o.get("metadata"); md != nil {
+	if md := o.Get("metadata"); md != nil {
 		masked, changed, err := maskMetadata(md)
 		if err != nil {
 			return nil, err
 		}
 		if changed {
-			o = o.with("metadata", masked)
+			o = o.With("metadata", masked)
 		}
 	}
-	return o.marshal(), nil
+	return o.Marshal(), nil
 }
 
 // maskRow masks the last-applied annotation of a Table row's object, the
 // only place a server-rendered Secret table shows values. Other rows are
 // returned unchanged.
 func maskRow(row json.RawMessage) (json.RawMessage, error) {
-	r, err := parseObject(row)
+	r, err := rawjson.ParseObject(row)
 	if err != nil {
 		return nil, err
 	}
-	obj := r.get("object")
+	obj := r.Get("object")
 	if obj == nil || string(obj) == "null" {
 		return row, nil
 	}
-	o, err := parseObject(obj)
+	o, err := rawjson.ParseObject(obj)
 	if err != nil {
 		return nil, err
 	}
-	masked, changed, err := maskMetadata(o.get("metadata"))
+	masked, changed, err := maskMetadata(o.Get("metadata"))
 	if err != nil || !changed {
 		return row, err
 	}
-	return r.with("object", o.with("metadata", masked).marshal()).marshal(), nil
+	return r.With("object", o.With("metadata", masked).Marshal()).Marshal(), nil
 }
 
 // maskValues replaces every value of a JSON object of strings.
@@ -94,12 +96,12 @@ func maskMetadata(md json.RawMessage) (json.RawMessage, bool, error) {
 	if md == nil {
 		return nil, false, nil
 	}
-	o, err := parseObject(md)
+	o, err := rawjson.ParseObject(md)
 	if err != nil {
 		return nil, false, fmt.Errorf("metadata: %w", err)
 	}
 	var annotations map[string]string
-	if raw := o.get("annotations"); raw != nil {
+	if raw := o.Get("annotations"); raw != nil {
 		if err := json.Unmarshal(raw, &annotations); err != nil {
 			return nil, false, fmt.Errorf("metadata.annotations: %w", err)
 		}
@@ -113,7 +115,7 @@ func maskMetadata(md json.RawMessage) (json.RawMessage, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return o.with("annotations", raw).marshal(), true, nil
+	return o.With("annotations", raw).Marshal(), true, nil
 }
 
 func maskLastApplied(applied string) string {
