@@ -228,6 +228,10 @@ func (p *pipeline) decode(it *item) result {
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
+	if err := l.DuplicateKeys(); err != nil {
+		// Tabled all the same, from what every reader reads.
+		p.sum.problem(it.rel, err)
+	}
 	s := p.resolve(c, l)
 	if s.gvr.Version != "" {
 		p.mu.Lock()
