@@ -117,7 +117,7 @@ func ReadInventory(path string) (*Inventory, error) {
 		case e.Class.Class == contract.ClassPodLog:
 			inv.Logs = append(inv.Logs, LogRef{Namespace: e.Class.Key.Namespace, Pod: e.Class.Pod, Container: e.Class.Container, Previous: e.Class.Previous})
 			return nil
-		case e.Class.Class != contract.ClassResourceList || !e.IsRegular() || contract.ShadowedYAML(b, e.Rel, e.Class):
+		case !b.IsListOfRecord(e):
 			return nil
 		}
 		l, err := e.DecodeList()

@@ -132,17 +132,13 @@ func Inspect(b *Bundle) (*Report, error) {
 			logFiles = append(logFiles, f)
 			return nil
 		}
-		if c.Class != ClassResourceList {
-			return nil
-		}
-		if !e.IsRegular() || shadowedYAML(b, e.Rel, c) || e.Superseded {
+		if !b.IsListOfRecord(e) {
 			return nil
 		}
 		data, err := e.ReadAll()
 		if err != nil {
-			var ee *EntryError
-			if errors.As(err, &ee) && ee.Entry == e.Name && !isStreamError(err) {
-				problem(e.Rel, ee.Err)
+			if local := e.LocalError(err); local != nil {
+				problem(e.Rel, local)
 				return nil
 			}
 			return err
@@ -205,20 +201,6 @@ func Inspect(b *Bundle) (*Report, error) {
 	rep.Logs, rep.UnmappedLogs = logs.Logs, logs.Unmapped
 	return rep, nil
 }
-
-func isStreamError(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "truncated") || strings.Contains(s, "corrupt")
-}
-
-// shadowedYAML says whether a YAML list has a JSON twin, which is preferred:
-// troubleshoot v0.76–v0.132 wrote both, and redaction could break the YAML.
-func shadowedYAML(b *Bundle, rel string, c Classification) bool {
-	return c.Format == FormatYAML && b.Names[strings.TrimSuffix(rel, ".yaml")+".json"]
-}
-
-// ShadowedYAML is shadowedYAML for consumers of the contract.
-func ShadowedYAML(b *Bundle, rel string, c Classification) bool { return shadowedYAML(b, rel, c) }
 
 // ListGVR is the group version resource a decoded list really holds: the
 // apiVersion the file records (list or first item) wins over the folder's

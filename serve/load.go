@@ -181,20 +181,23 @@ func (l *loader) walk(ctx context.Context) error {
 		switch c.Class {
 		case contract.ClassPodLog:
 			return l.logs.add(e)
-		case contract.ClassResourceList, contract.ClassTable, contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
+		case contract.ClassResourceList:
+			if !l.b.IsListOfRecord(e) {
+				return nil
+			}
+		case contract.ClassTable, contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
+			if !e.IsRegular() {
+				return nil
+			}
 		default:
-			return nil
-		}
-		if !e.IsRegular() || contract.ShadowedYAML(l.b, e.Rel, c) {
 			return nil
 		}
 		data, err := e.ReadAll()
 		if err != nil {
 			// A file over the decode limit is skipped; a broken archive
 			// stream ends the load, as in contract.Inspect.
-			var ee *contract.EntryError
-			if errors.As(err, &ee) && ee.Entry == e.Name && !isStreamError(err) {
-				l.warn(e.Rel, ee.Err)
+			if local := e.LocalError(err); local != nil {
+				l.warn(e.Rel, local)
 				return nil
 			}
 			return err
@@ -209,13 +212,6 @@ func (l *loader) walk(ctx context.Context) error {
 	}
 	l.logs.resolveLinks()
 	return nil
-}
-
-// isStreamError tells a truncated or corrupt archive from a problem with
-// one entry, by the contract reader's wording.
-func isStreamError(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "truncated") || strings.Contains(msg, "corrupt")
 }
 
 func (l *loader) decode(j job) {

@@ -188,8 +188,10 @@ func (p *pipeline) read(e *contract.Entry) error {
 // wantsDecode says whether a raw list must be decoded: to make its table,
 // or only to learn what it stores when discovery.json must be made.
 func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
-	c := e.Class
-	if !e.InRoot || c.Class != contract.ClassResourceList || !e.IsRegular() || contract.ShadowedYAML(p.b, e.Rel, c) {
+	if e.Superseded && e.InRoot && e.Class.Class == contract.ClassResourceList && e.IsRegular() {
+		p.sum.problem(e.Rel, errors.New("the entry occurs more than once in the archive; the last copy is read, as extracting keeps it"))
+	}
+	if !p.b.IsListOfRecord(e) {
 		return false
 	}
 	tablePath := contract.TablePathFor(e.Rel)
@@ -198,10 +200,6 @@ func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
 		p.sum.kept()
 	}
 	it.render = !hasTable && !p.made[tablePath]
-	if it.render && p.isDuplicate(e.Name) {
-		p.sum.problem(e.Rel, errors.New("the entry occurs more than once in the archive; no table is made for it"))
-		it.render = false
-	}
 	if !it.render && p.b.DiscoveryJSON != nil {
 		return false
 	}
@@ -260,15 +258,6 @@ func (p *pipeline) decode(it *item) result {
 	}
 	hdr := newEntryHeader(entryName(p.b, contract.TablePathFor(it.rel)), table.size, it.hdr, time.Time{})
 	return result{hdr: hdr, table: table, res: s.gvr.GroupResource().String()}
-}
-
-func (p *pipeline) isDuplicate(name string) bool {
-	for _, d := range p.b.Duplicates {
-		if d == name {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *pipeline) isDiscoveryInput(e *contract.Entry) bool {

@@ -104,11 +104,14 @@ func checkUpgrade(t *testing.T, in, out string) (tables map[string]bool) {
 	if err != nil || d == nil {
 		t.Fatalf("discovery.json: %v, %v", d, err)
 	}
-	for rel := range b.Names {
-		c := contract.Classify(rel)
-		if c.Class == contract.ClassResourceList && !contract.ShadowedYAML(b, rel, c) && !b.Names[contract.TablePathFor(rel)] {
-			t.Errorf("%s has no table", rel)
+	err = b.Walk(func(e *contract.Entry) error {
+		if b.IsListOfRecord(e) && !b.Names[contract.TablePathFor(e.Rel)] {
+			t.Errorf("%s has no table", e.Rel)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return tables
 }

@@ -45,7 +45,7 @@ func readObjects(path string) (map[string][]json.RawMessage, error) {
 	defer b.Close()
 	out := map[string][]json.RawMessage{}
 	err = b.Walk(func(e *contract.Entry) error {
-		if !e.InRoot || e.Class.Class != contract.ClassResourceList || !e.IsRegular() {
+		if !b.IsListOfRecord(e) {
 			return nil
 		}
 		l, err := e.DecodeList()

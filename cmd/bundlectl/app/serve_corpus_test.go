@@ -138,10 +138,7 @@ func servedKinds(t *testing.T, bundle string) []*servedKind {
 	tables := map[contract.ListKey][]string{}
 	err = b.Walk(func(e *contract.Entry) error {
 		c := e.Class
-		if !e.InRoot || !e.IsRegular() || (c.Class != contract.ClassResourceList && c.Class != contract.ClassTable) {
-			return nil
-		}
-		if c.Class == contract.ClassResourceList && contract.ShadowedYAML(b, e.Rel, c) {
+		if !b.IsListOfRecord(e) && !(c.Class == contract.ClassTable && e.IsRegular()) {
 			return nil
 		}
 		data, err := e.ReadAll()
