@@ -1,10 +1,7 @@
 package app
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,7 +42,7 @@ func (o *serveOptions) options(bundles []string, streams IOStreams) (serve.Optio
 		Port:         o.port,
 		InsecureHTTP: o.insecureHTTP,
 		Kubeconfig:   o.writeKubeconfig,
-		Upgrade:      upgradeOnLoad(at, streams),
+		Upgrade:      transform.UpgradeOnLoad(at, streams.ErrOut),
 		Limits:       contract.DefaultLimits,
 		Stdin:        streams.In,
 		Out:          streams.Out,
@@ -86,39 +83,4 @@ address lets other machines read the bundle, and serve warns when it does.`,
 	}
 	o.addFlags(cmd)
 	return cmd
-}
-
-// upgradeOnLoad upgrades a legacy bundle for serve, into an uncompressed
-// tar in a temporary folder that serve removes when it stops. It lives in
-// the command layer because the upgrade needs k8s.io/kubernetes, which
-// the serve package never imports.
-func upgradeOnLoad(collectedAt time.Time, streams IOStreams) serve.UpgradeFunc {
-	return func(ctx context.Context, b *contract.Bundle) (string, func(), error) {
-		dir, err := os.MkdirTemp("", "bundlectl-serve-")
-		if err != nil {
-			return "", nil, err
-		}
-		cleanup := func() { os.RemoveAll(dir) }
-		dest := filepath.Join(dir, "upgraded.tar")
-		w, err := contract.CreateWriter(dest, contract.WriterOptions{})
-		if err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		defer w.Abort()
-		sum, err := transform.Run(ctx, b, w, transform.RunOptions{CollectedAt: collectedAt})
-		if err == nil {
-			err = w.Commit(ctx)
-		}
-		if err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		fmt.Fprintf(streams.ErrOut, "Upgraded %s on load: %d tables synthesized as of %s (from %s)\n",
-			b.Path, sum.Tables(), sum.CollectedAt.Format(time.RFC3339), sum.CollectedAtSource)
-		for _, p := range sum.Problems {
-			fmt.Fprintf(streams.ErrOut, "warning: %s: %s: %s\n", b.Path, p.Path, p.Message)
-		}
-		return dest, cleanup, nil
-	}
 }

@@ -1,0 +1,50 @@
+package transform
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// UpgradeOnLoad is the upgrade `bundlectl serve` runs on a legacy bundle
+// (one without discovery.json), in the shape of serve.UpgradeFunc: serve
+// cannot upgrade by itself, since the upgrade needs k8s.io/kubernetes,
+// which serve never imports. The bundle is upgraded into an uncompressed
+// tar in a temporary folder that cleanup removes; log is told the
+// collection time the ages are computed at, and every problem.
+// collectedAt, when not zero, overrides the time the bundle tells.
+func UpgradeOnLoad(collectedAt time.Time, log io.Writer) func(ctx context.Context, b *contract.Bundle) (path string, cleanup func(), err error) {
+	return func(ctx context.Context, b *contract.Bundle) (string, func(), error) {
+		dir, err := os.MkdirTemp("", "bundlectl-serve-")
+		if err != nil {
+			return "", nil, err
+		}
+		cleanup := func() { os.RemoveAll(dir) }
+		dest := filepath.Join(dir, "upgraded.tar")
+		w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+		if err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		defer w.Abort()
+		sum, err := Run(ctx, b, w, RunOptions{CollectedAt: collectedAt})
+		if err == nil {
+			err = w.Commit(ctx)
+		}
+		if err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		fmt.Fprintf(log, "Upgraded %s on load: %d tables synthesized as of %s (from %s)\n",
+			b.Path, sum.Tables(), sum.CollectedAt.Format(time.RFC3339), sum.CollectedAtSource)
+		for _, p := range sum.Problems {
+			fmt.Fprintf(log, "warning: %s: %s: %s\n", b.Path, p.Path, p.Message)
+		}
+		return dest, cleanup, nil
+	}
+}

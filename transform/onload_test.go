@@ -1,0 +1,56 @@
+package transform_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/transform"
+)
+
+// serve upgrades a legacy bundle on load into a temporary tar, which the
+// cleanup removes, and says at what time the ages are and what it could
+// not table.
+func TestUpgradeOnLoad(t *testing.T) {
+	src := contracttest.WriteTarGz(t, t.TempDir(), "old.tar.gz", []contracttest.File{
+		{Name: "sb/cluster-resources/pods/default.json", Body: `{"kind":"PodList","items":[` + dupPod("a") + `]}`},
+		{Name: "sb/cluster-resources/pods/broken.json", Body: `{"items":[`},
+	})
+	b, err := contract.Open(src, contract.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var log bytes.Buffer
+	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
+	path, cleanup, err := transform.UpgradeOnLoad(at, &log)(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upgraded, err := contract.Open(path, contract.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upgraded.Close()
+	if upgraded.DiscoveryJSON == nil || !upgraded.Names["cluster-resources/pods/default.table.json"] {
+		t.Errorf("%s has no discovery or no table", path)
+	}
+	for _, want := range []string{
+		"Upgraded " + src + " on load: 1 tables synthesized as of 2025-11-20T10:00:00Z (from --collected-at)\n",
+		"warning: " + src + ": cluster-resources/pods/broken.json: no table: invalid JSON",
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log %q lacks %q", log.String(), want)
+		}
+	}
+	cleanup()
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Errorf("the upgraded bundle's folder is still there: %v", err)
+	}
+}
