@@ -8,8 +8,10 @@ import (
 	"github.com/bundlectl/bundlectl/contract/contracttest"
 )
 
-// The contract and the server must stay usable without the Kubernetes
-// monolith: only transform may import k8s.io/kubernetes.
+// The contract and the server (its index, its test helpers and every
+// test included) must stay usable without the Kubernetes monolith: only
+// transform may import k8s.io/kubernetes, and serve upgrades legacy
+// bundles through the function the command passes it.
 func TestNoKubernetesMonolith(t *testing.T) {
 	root := contracttest.RepoRoot(t)
 	for _, pkgs := range []string{"./contract/...", "./serve/..."} {

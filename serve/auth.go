@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // The self-reviews are the only requests a read-only server accepts a
@@ -51,21 +53,17 @@ var reviewKinds = map[reviewKind]string{accessReview: "SelfSubjectAccessReview",
 // readVerbs are the verbs a snapshot can answer.
 var readVerbs = map[string]bool{"get": true, "list": true, "watch": true}
 
-func (s *server) serveReview(w http.ResponseWriter, r *http.Request, kind reviewKind, gv schema.GroupVersion) {
+func (s *server) serveReview(w http.ResponseWriter, r *http.Request, kind reviewKind, gv schema.GroupVersion) error {
 	gr := schema.GroupResource{Group: gv.Group, Resource: map[reviewKind]string{accessReview: "selfsubjectaccessreviews", rulesReview: "selfsubjectrulesreviews", selfReview: "selfsubjectreviews"}[kind]}
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		writeError(w, apierrors.NewMethodNotSupported(gr, r.Method))
-		return
+		return withAllow(apierrors.NewMethodNotSupported(gr, r.Method), "POST")
 	}
 	if err := negotiatePlain(r); err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	review, err := decodeReview(r)
 	if err != nil {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("decoding the %s: %v", reviewKinds[kind], err)))
-		return
+		return apierrors.NewBadRequest(fmt.Sprintf("decoding the %s: %v", reviewKinds[kind], err))
 	}
 	review["kind"], review["apiVersion"] = reviewKinds[kind], gv.String()
 	switch kind {
@@ -73,10 +71,10 @@ func (s *server) serveReview(w http.ResponseWriter, r *http.Request, kind review
 		verb := reviewVerb(review)
 		status := map[string]any{"allowed": readVerbs[verb]}
 		if readVerbs[verb] {
-			status["reason"] = readOnly + ": reads are allowed"
+			status["reason"] = index.ReadOnly + ": reads are allowed"
 		} else {
 			status["denied"] = true
-			status["reason"] = fmt.Sprintf("%s: %s is not allowed", readOnly, verb)
+			status["reason"] = fmt.Sprintf("%s: %s is not allowed", index.ReadOnly, verb)
 		}
 		review["status"] = status
 	case rulesReview:
@@ -90,12 +88,12 @@ func (s *server) serveReview(w http.ResponseWriter, r *http.Request, kind review
 	}
 	out, err := json.Marshal(review)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	b := &body{}
 	b.add(append(out, '\n'))
 	respond(w, r, http.StatusCreated, jsonType, b, nil, "")
+	return nil
 }
 
 // reviewScheme decodes the reviews in JSON and in protobuf, which

@@ -11,6 +11,8 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -143,12 +145,12 @@ func TestWritesRefused(t *testing.T) {
 	for _, tc := range []struct {
 		method, path, msg string
 	}{
-		{http.MethodPost, "/api/v1/namespaces/default/pods", "create is not allowed on pods: " + readOnly},
-		{http.MethodPut, "/api/v1/namespaces/default/pods/web-1", `update is not allowed on pods "web-1": ` + readOnly},
-		{http.MethodPatch, "/apis/apps/v1/namespaces/default/deployments/web", `patch is not allowed on deployments.apps "web": ` + readOnly},
-		{http.MethodDelete, "/api/v1/namespaces/default/pods/web-1", `delete is not allowed on pods "web-1": ` + readOnly},
-		{http.MethodDelete, "/api/v1/namespaces/default/pods", "deletecollection is not allowed on pods: " + readOnly},
-		{http.MethodPut, "/apis/apps/v1/namespaces/default/deployments/web/scale", `update is not allowed on deployments.apps "web": ` + readOnly},
+		{http.MethodPost, "/api/v1/namespaces/default/pods", "create is not allowed on pods: " + index.ReadOnly},
+		{http.MethodPut, "/api/v1/namespaces/default/pods/web-1", `update is not allowed on pods "web-1": ` + index.ReadOnly},
+		{http.MethodPatch, "/apis/apps/v1/namespaces/default/deployments/web", `patch is not allowed on deployments.apps "web": ` + index.ReadOnly},
+		{http.MethodDelete, "/api/v1/namespaces/default/pods/web-1", `delete is not allowed on pods "web-1": ` + index.ReadOnly},
+		{http.MethodDelete, "/api/v1/namespaces/default/pods", "deletecollection is not allowed on pods: " + index.ReadOnly},
+		{http.MethodPut, "/apis/apps/v1/namespaces/default/deployments/web/scale", `update is not allowed on deployments.apps "web": ` + index.ReadOnly},
 		{http.MethodPost, "/api/v1/namespaces/default/pods/web-1/eviction", ""},
 	} {
 		r := do(t, srv, tc.method, tc.path)

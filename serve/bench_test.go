@@ -1,101 +1,26 @@
 package serve
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/serve/index"
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
-// The benchmarks serve 10,000 pods of about 3 kB in 100 namespaces, the
-// size at which k9s and kubectl start to struggle on the client side.
-// Requests go straight to the handler, so they measure the server alone.
+// The benchmarks serve servetest.BenchBundle's 10,000 pods. Requests go
+// straight to the handler, so they measure the server alone.
 
-const benchPods = 10000
-
-var (
-	benchOnce sync.Once
-	benchDir  string
-	benchSize int64
-)
-
-func benchBundle(b *testing.B) string {
+func benchIndex(b *testing.B) *index.Index {
 	b.Helper()
-	benchOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "serve-bench-*")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if benchDir, err = servetest.ManyPods(benchPods, 100).Write(dir); err != nil {
-			b.Fatal(err)
-		}
-		filepath.Walk(filepath.Join(benchDir, contract.ClusterResourcesDir), func(_ string, fi os.FileInfo, err error) error {
-			if err == nil && !fi.IsDir() {
-				benchSize += fi.Size()
-			}
-			return nil
-		})
-	})
-	return benchDir
-}
-
-func benchIndex(b *testing.B) *Index {
-	b.Helper()
-	bundle, err := contract.Open(benchBundle(b), contract.Limits{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	x, err := Load(context.Background(), bundle)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return x
-}
-
-// rssMB reads the resident set size from /proc (Linux only; 0 elsewhere).
-func rssMB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-// BenchmarkLoad reports the load time of 10k pods (with their tables) and
-// the memory held once loaded, next to the bundle's size on disk.
-func BenchmarkLoad(b *testing.B) {
-	benchBundle(b)
-	var x *Index
-	for b.Loop() {
-		x = benchIndex(b)
-	}
-	b.StopTimer()
-	runtime.GC()
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(benchSize)/(1<<20), "bundle-MB")
-	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
-	b.ReportMetric(rssMB(), "rss-MB")
-	b.SetBytes(benchSize)
-	runtime.KeepAlive(x)
+	dir, _ := servetest.BenchBundle(b)
+	return load(b, dir)
 }
 
 // discard is a ResponseWriter that only counts.
@@ -104,9 +29,11 @@ type discard struct {
 	n int
 }
 
-func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Header() http.Header { return d.h }
+
 func (d *discard) Write(p []byte) (int, error) { d.n += len(p); return len(p), nil }
-func (d *discard) WriteHeader(int)             {}
+
+func (d *discard) WriteHeader(int) {}
 
 func benchRequest(b *testing.B, h http.Handler, path string, headers ...string) {
 	b.Helper()
@@ -150,7 +77,8 @@ func BenchmarkServe(b *testing.B) {
 // request pays for the same 10k pods: decoding the lists and encoding
 // them again, without building a table.
 func BenchmarkBaselineDecodeEncode(b *testing.B) {
-	dir := filepath.Join(benchBundle(b), contract.ClusterResourcesDir, "pods")
+	bundle, _ := servetest.BenchBundle(b)
+	dir := filepath.Join(bundle, contract.ClusterResourcesDir, "pods")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		b.Fatal(err)

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/bundlectl/bundlectl/serve/index"
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
@@ -85,7 +86,7 @@ func TestDynamicClient(t *testing.T) {
 		t.Errorf("not found: %v", err)
 	}
 	err = client.Resource(servetest.PodsGVR).Namespace("default").Delete(ctx, "web-1", metav1.DeleteOptions{})
-	if err == nil || err.Error() != `delete is not allowed on pods "web-1": `+readOnly {
+	if err == nil || err.Error() != `delete is not allowed on pods "web-1": `+index.ReadOnly {
 		t.Errorf("delete: %v", err)
 	}
 }

@@ -1,95 +1,18 @@
 package serve
 
 import (
-	"fmt"
 	"net/http"
-	"sort"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/apiserver/pkg/endpoints/deprecation"
-	kscheme "k8s.io/client-go/kubernetes/scheme"
-
-	"github.com/bundlectl/bundlectl/contract"
 )
-
-// A request to a deprecated API version gets a Warning header from
-// kube-apiserver, which kubectl prints ("Warning: v1 Endpoints is
-// deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"). The
-// installer asks the API type's lifecycle (k8s.io/api) at the server's
-// version; the apiextensions server warns for CRD versions marked
-// deprecated. Both are worked out here at load, at the bundle's version.
-
-func deprecationKey(gv schema.GroupVersion, resource string) string {
-	return gv.String() + "/" + resource
-}
-
-func deprecations(d *contract.Discovery, v version.Info, crds []apiextensionsv1.CustomResourceDefinition) map[string][]string {
-	out := map[string][]string{}
-	major, minor, err := deprecation.MajorMinor(v)
-	if err != nil {
-		major, minor = 0, 0 // unknown: as the server, every deprecated API warns
-	}
-	for gvString, resources := range d.Resources {
-		gv, err := schema.ParseGroupVersion(gvString)
-		if err != nil {
-			continue
-		}
-		for _, r := range resources {
-			obj, err := kscheme.Scheme.New(gv.WithKind(r.Kind))
-			if err != nil {
-				continue
-			}
-			obj.GetObjectKind().SetGroupVersionKind(gv.WithKind(r.Kind))
-			if deprecation.IsDeprecated(obj, major, minor) {
-				out[deprecationKey(gv, r.Name)] = []string{deprecation.WarningMessage(obj)}
-			}
-		}
-	}
-	for _, crd := range crds {
-		for _, ver := range crd.Spec.Versions {
-			if !ver.Deprecated {
-				continue
-			}
-			msg := crdDeprecationWarning(ver.Name, crd.Spec)
-			if ver.DeprecationWarning != nil {
-				msg = *ver.DeprecationWarning
-			}
-			gv := schema.GroupVersion{Group: crd.Spec.Group, Version: ver.Name}
-			for _, res := range []string{crd.Spec.Names.Plural, crd.Spec.Names.Plural + "/status", crd.Spec.Names.Plural + "/scale"} {
-				out[deprecationKey(gv, res)] = []string{msg}
-			}
-		}
-	}
-	return out
-}
-
-// crdDeprecationWarning is the apiextensions server's default warning for
-// a deprecated version: the newest served version that is not deprecated
-// is named as the one to use.
-func crdDeprecationWarning(deprecated string, spec apiextensionsv1.CustomResourceDefinitionSpec) string {
-	msg := fmt.Sprintf("%s/%s %s is deprecated", spec.Group, deprecated, spec.Names.Kind)
-	var newer []string
-	for _, v := range spec.Versions {
-		if v.Served && !v.Deprecated && version.CompareKubeAwareVersionStrings(deprecated, v.Name) < 0 {
-			newer = append(newer, v.Name)
-		}
-	}
-	if len(newer) == 0 {
-		return msg
-	}
-	sort.Slice(newer, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(newer[i], newer[j]) > 0 })
-	return msg + fmt.Sprintf("; use %s/%s %s", spec.Group, newer[0], spec.Names.Kind)
-}
 
 // warnDeprecated adds the Warning headers of a request to a deprecated API.
 func (s *server) warnDeprecated(w http.ResponseWriter, gv schema.GroupVersion, resource, sub string) {
 	if sub != "" {
 		resource += "/" + sub
 	}
-	for _, text := range s.x.deprecations[deprecationKey(gv, resource)] {
+	for _, text := range s.x.Deprecations(gv, resource) {
 		if h, err := utilnet.NewWarningHeader(299, "-", text); err == nil {
 			w.Header().Add("Warning", h)
 		}

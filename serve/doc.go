@@ -3,18 +3,17 @@
 // client-go informers and k9s work against it as against the cluster the
 // bundle came from.
 //
-// Load reads a bundle once into an Index: every object as compact JSON in
-// etcd key order, its labels, the values of its selectable fields, its
-// stored table row, the discovery documents, the OpenAPI documents with
-// their hashes (what kubectl explain reads). NewHandler answers the API
-// from the Index without decoding JSON on the request path: selectors
-// compare strings extracted at load. Run serves bundles on local listeners
-// with a CA and token made for the run, and writes the kubeconfig that
-// points kubectl at them.
+// It is the HTTP side of the server; package index builds, once, what it
+// answers from. NewHandler is a chain of small handlers, as in
+// kube-apiserver (filters.go): the access log (serve -v), the health
+// checks, the bearer token and the request info, then the router
+// (handler.go), whose handlers return the error they answer with and one
+// function, writeError, writes every error as the server's metav1.Status.
+// No request decodes JSON: bodies are put together from the index's
+// bytes. Run serves bundles on local listeners with a CA and token made
+// for the run, and writes the kubeconfig that points kubectl at them.
 //
-// The package is generic: no code knows a kind. What differs between
-// kinds comes from the bundle (discovery, stored tables, selectable
-// fields) or from the contract package. It never imports
-// k8s.io/kubernetes; legacy bundles are upgraded by the caller through
-// Options.Upgrade.
+// The package is generic: no code knows a kind. It never imports
+// k8s.io/kubernetes; legacy bundles are upgraded by the function the
+// caller passes as Options.Upgrade (transform.UpgradeOnLoad).
 package serve

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // Errors are metav1.Status objects with the reason, code and details the
@@ -16,12 +18,25 @@ import (
 // `Error from server (NotFound): pods "x" not found` from the message and
 // reason, and informers and discovery treat 404, 405 and 406 differently.
 
-// readOnly ends the message of every refused write and connect.
-const readOnly = "bundlectl serves a read-only support bundle"
-
-// writeError writes err as a Status; errors that are not API errors
-// become 500s, as in the server's ErrorToAPIStatus.
+// writeError is the one place that turns what a handler returns into an
+// answer: an API error is its Status (errors that are not become 500s, as
+// in the server's ErrorToAPIStatus); withAllow adds the Allow header;
+// errNotFoundPage is the HTTP mux's plain-text 404, and
+// errDocumentNotAcceptable a bare 406.
 func writeError(w http.ResponseWriter, err error) {
+	var allowed *allowError
+	if errors.As(err, &allowed) {
+		w.Header().Set("Allow", allowed.methods)
+		err = allowed.err
+	}
+	switch {
+	case errors.Is(err, errNotFoundPage):
+		http.NotFound(w, nil)
+		return
+	case errors.Is(err, errDocumentNotAcceptable):
+		w.WriteHeader(http.StatusNotAcceptable)
+		return
+	}
 	var s apierrors.APIStatus
 	var status metav1.Status
 	if errors.As(err, &s) {
@@ -48,6 +63,26 @@ func writeStatus(w http.ResponseWriter, status *metav1.Status) {
 	w.Write(append(data, '\n'))
 }
 
+// errNotFoundPage is the server's answer for a path outside every API (an
+// unknown group included): its HTTP mux's plain-text 404.
+var errNotFoundPage = errors.New("404 page not found")
+
+// errDocumentNotAcceptable is kube-openapi's answer when no clause of
+// Accept names a form of an OpenAPI document: a 406 without a body.
+var errDocumentNotAcceptable = errors.New("not acceptable")
+
+// allowError is an error answered with the Allow header.
+type allowError struct {
+	err     error
+	methods string
+}
+
+func (e *allowError) Error() string { return e.err.Error() }
+func (e *allowError) Unwrap() error { return e.err }
+
+// withAllow answers err with the Allow header naming methods.
+func withAllow(err error, methods string) error { return &allowError{err: err, methods: methods} }
+
 // errNoRoute is what the server answers for a path no API serves (an
 // unknown resource in a known group version, an unknown group version):
 // go-restful's 404 turned into a Status with empty details.
@@ -65,7 +100,7 @@ func errReadOnly(verb string, gr schema.GroupResource, name string) *apierrors.S
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusMethodNotAllowed,
 		Reason:  metav1.StatusReasonMethodNotAllowed,
-		Message: fmt.Sprintf("%s is not allowed on %s: %s", verb, target, readOnly),
+		Message: fmt.Sprintf("%s is not allowed on %s: %s", verb, target, index.ReadOnly),
 		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name},
 	}}
 }
@@ -101,7 +136,7 @@ func errNotServed(what string, gr schema.GroupResource, name string) error {
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusBadRequest,
 		Reason:  metav1.StatusReasonBadRequest,
-		Message: fmt.Sprintf("%s is not available for %s %q: %s, there is no live cluster behind it", what, gr, name, readOnly),
+		Message: fmt.Sprintf("%s is not available for %s %q: %s, there is no live cluster behind it", what, gr, name, index.ReadOnly),
 		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name},
 	}}
 }

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 // FuzzHandler sends arbitrary requests (method, path and query, Accept,
@@ -56,7 +57,7 @@ func FuzzHandler(f *testing.F) {
 	close(stop) // watches end as soon as they have sent their initial events
 	h := NewHandler(x, HandlerOptions{Token: testToken, Stop: stop})
 	f.Fuzz(func(t *testing.T, method, target, accept string, token bool) {
-		defer fuzzWatchdog(10 * time.Second)()
+		defer servetest.FuzzWatchdog(10 * time.Second)()
 		u, err := url.ParseRequestURI(target)
 		if err != nil || u.Host != "" || method == "" {
 			return
@@ -105,12 +106,4 @@ func isWrite(method string) bool {
 		return false
 	}
 	return true
-}
-
-// fuzzWatchdog crashes the process when an input runs longer than d, so
-// that the fuzzer keeps a hang as a failing input; call the function it
-// returns when the input is done.
-func fuzzWatchdog(d time.Duration) func() {
-	timer := time.AfterFunc(d, func() { panic(fmt.Sprintf("one input ran over %v", d)) })
-	return func() { timer.Stop() }
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // Requests the server has no route for get the answers kube-apiserver
@@ -24,10 +26,10 @@ func TestRoutesAsTheServer(t *testing.T) {
 		{http.MethodPost, "/api/v1/namespaces/default/pods/web-1", 405, generic405, ""},
 		{http.MethodPost, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/x", 404, "the server could not find the requested resource", ""},
 		{http.MethodGet, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/x", 404, "the server could not find the requested resource", ""},
-		{http.MethodPost, "/api/v1/namespaces/default/pods", 405, "create is not allowed on pods: " + readOnly, "GET, HEAD"},
-		{http.MethodDelete, "/api/v1/namespaces/default/pods", 405, "deletecollection is not allowed on pods: " + readOnly, "GET, HEAD"},
-		{http.MethodDelete, "/api/v1/namespaces/default/pods/web-1", 405, `delete is not allowed on pods "web-1": ` + readOnly, "GET, HEAD"},
-		{http.MethodPut, "/api/v1/namespaces/default/pods/web-1/status", 405, `update is not allowed on pods "web-1": ` + readOnly, "GET, HEAD"},
+		{http.MethodPost, "/api/v1/namespaces/default/pods", 405, "create is not allowed on pods: " + index.ReadOnly, "GET, HEAD"},
+		{http.MethodDelete, "/api/v1/namespaces/default/pods", 405, "deletecollection is not allowed on pods: " + index.ReadOnly, "GET, HEAD"},
+		{http.MethodDelete, "/api/v1/namespaces/default/pods/web-1", 405, `delete is not allowed on pods "web-1": ` + index.ReadOnly, "GET, HEAD"},
+		{http.MethodPut, "/api/v1/namespaces/default/pods/web-1/status", 405, `update is not allowed on pods "web-1": ` + index.ReadOnly, "GET, HEAD"},
 		{http.MethodPost, "/api/v1/namespaces/default/pods/web-1/status", 405, generic405, ""},
 	} {
 		r := do(t, srv, tc.method, tc.path, "Content-Type: application/json")

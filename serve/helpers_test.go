@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/serve/index"
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
@@ -35,13 +36,13 @@ func TestMain(m *testing.M) {
 func smallBundle(testing.TB) string { return smallDir }
 
 // load opens and loads a bundle.
-func load(t testing.TB, path string) *Index {
+func load(t testing.TB, path string) *index.Index {
 	t.Helper()
 	b, err := contract.Open(path, contract.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := Load(context.Background(), b)
+	x, err := index.Load(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func testServer(t testing.TB) *httptest.Server {
 }
 
 // newHandlerServer serves an index with a token over httptest.
-func newHandlerServer(t testing.TB, x *Index) *httptest.Server {
+func newHandlerServer(t testing.TB, x *index.Index) *httptest.Server {
 	t.Helper()
 	stop := make(chan struct{})
 	srv := httptest.NewServer(NewHandler(x, HandlerOptions{Token: testToken, Stop: stop}))

@@ -127,17 +127,3 @@ func TestServesWhatItLoaded(t *testing.T) {
 		})
 	}
 }
-
-// A name that is not UTF-8 is served as Kubernetes' decoder reads it,
-// with U+FFFD for the bad bytes, so a field selector on metadata.name
-// matches what the contract computes from the decoded object (found by
-// FuzzSelectors).
-func TestNamesThatAreNotUTF8(t *testing.T) {
-	o, err := newLoadedObject([]byte("{\"metadata\":{\"name\":\"0\xe8\",\"namespace\":\"n\xff\",\"resourceVersion\":\"\xfe7\"}}"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.name != "0\uFFFD" || o.namespace != "n\uFFFD" || o.resourceVersion != "\uFFFD7" {
-		t.Errorf("read %q %q %q", o.name, o.namespace, o.resourceVersion)
-	}
-}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // kubectlDir holds the real kubectl of each minor version, kubectl.1.27
@@ -131,10 +133,10 @@ web-2   1/1     Running   0          5h    10.42.0.5   node-2   <none>          
 		{name: "api-resources", args: []string{"api-resources"}, contains: []string{"widgets", "wg", "example.com/v1", "Widget"}},
 		{name: "api-versions", args: []string{"api-versions"}, stdout: "apiextensions.k8s.io/v1\napps/v1\nauthorization.k8s.io/v1\nexample.com/v1\nv1\n"},
 		{name: "can-i list", args: []string{"auth", "can-i", "list", "pods"}, stdout: "yes\n"},
-		{name: "can-i delete", args: []string{"auth", "can-i", "delete", "pods"}, stdout: "no - " + readOnly + ": delete is not allowed\n", exitCode: 1},
+		{name: "can-i delete", args: []string{"auth", "can-i", "delete", "pods"}, stdout: "no - " + index.ReadOnly + ": delete is not allowed\n", exitCode: 1},
 		{name: "watch", args: []string{"get", "pods", "-w", "--request-timeout=2s"}, contains: []string{"web-1   2/2     Running"}},
-		{name: "delete", args: []string{"delete", "pod", "web-1"}, exitCode: 1, errContains: []string{`Error from server (MethodNotAllowed): delete is not allowed on pods "web-1": ` + readOnly}},
-		{name: "apply", args: []string{"apply", "-f", "-"}, stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\ndata:\n  a: b\n", exitCode: 1, errContains: []string{"create is not allowed on configmaps: " + readOnly}},
+		{name: "delete", args: []string{"delete", "pod", "web-1"}, exitCode: 1, errContains: []string{`Error from server (MethodNotAllowed): delete is not allowed on pods "web-1": ` + index.ReadOnly}},
+		{name: "apply", args: []string{"apply", "-f", "-"}, stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\ndata:\n  a: b\n", exitCode: 1, errContains: []string{"create is not allowed on configmaps: " + index.ReadOnly}},
 		{name: "exec", args: []string{"exec", "web-2", "--", "ls"}, exitCode: 1, errContains: []string{"exec is not available for pods \"web-2\""}},
 	}
 }

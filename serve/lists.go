@@ -17,24 +17,24 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // get serves one object, as itself, as a Table or as its metadata.
-func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) error {
 	t, err := negotiateResource(r)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	o := req.res.find(req.namespace, req.name)
+	o := req.res.Find(req.namespace, req.name)
 	if o == nil {
-		writeError(w, apierrors.NewNotFound(req.res.gr, req.name))
-		return
+		return apierrors.NewNotFound(req.res.GR, req.name)
 	}
 	b := &body{}
 	switch t.kind {
 	case "":
-		o.appendTyped(b)
+		appendTyped(b, o)
 		b.addString("\n")
 	case "PartialObjectMetadata":
 		appendPartial(b, o, t.groupVersion)
@@ -42,81 +42,75 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	case "Table":
 		opts, err := tableOptions(r)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
-		s.appendTable(b, req.res, t.groupVersion, objectListMeta(o), []*object{o}, rowPolicy(r, opts.IncludeObject), false)
+		s.appendTable(b, req.res, t.groupVersion, objectListMeta(o), []*index.Object{o}, rowPolicy(r, opts.IncludeObject), false)
 		b.addString("\n")
 	default:
-		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, req.api.Kind)))
-		return
+		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, req.api.Kind))
 	}
 	respond(w, r, http.StatusOK, jsonType, b, nil, "")
+	return nil
 }
 
 // list serves a list, selected and paginated, as a typed list, a Table or
 // a PartialObjectMetadataList.
-func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) error {
 	opts, err := listOptions(r, false)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	t, err := negotiateResource(r)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	sel, err := s.selection(req, opts)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	all := req.res.namespaceRange(req.namespace)
-	objs := sel.filter(all)
-	page, pm, err := s.paginate(objs, opts, req, sel.empty())
+	all := req.res.NamespaceRange(req.namespace)
+	objs := sel.Filter(all)
+	page, pm, err := s.paginate(objs, opts, req, sel.Empty())
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	meta := s.listMeta(pm)
 	// A whole, unfiltered list is cached compressed; anything else is
 	// compressed per request.
 	var cache *gzipCache
 	cacheKey := ""
-	if sel.empty() && len(page) == len(all) {
-		cache = &req.res.gzipped
-		cacheKey = strings.Join([]string{t.kind, t.groupVersion, req.gvr.Version, req.namespace, r.URL.Query().Get("includeObject"), strconv.FormatBool(isKubectl(r.UserAgent()))}, "|")
+	if sel.Empty() && len(page) == len(all) {
+		cache = &s.gzipped
+		cacheKey = strings.Join([]string{req.res.GR.String(), t.kind, t.groupVersion, req.gvr.Version, req.namespace, r.URL.Query().Get("includeObject"), strconv.FormatBool(isKubectl(r.UserAgent()))}, "|")
 		// Only a request that succeeded fills the cache, so a hit is
 		// answered before the body is put together again.
 		if z, ok := cache.lookup(cacheKey); ok && acceptsGzip(r) && !isPretty(r) {
 			writeGzipped(w, http.StatusOK, jsonType, z)
-			return
+			return nil
 		}
 	}
 	b := &body{}
 	switch t.kind {
 	case "":
-		if req.res.custom {
+		if req.res.Custom {
 			appendUnstructuredList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), s.unstructuredListMeta(pm), page)
 			break
 		}
-		appendList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), meta, page, func(o *object) { b.add(o.item) })
+		appendList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), meta, page, func(o *index.Object) { b.add(o.Item) })
 	case "PartialObjectMetadataList":
-		appendList(b, "PartialObjectMetadataList", t.groupVersion, meta, page, func(o *object) { appendPartial(b, o, t.groupVersion) })
+		appendList(b, "PartialObjectMetadataList", t.groupVersion, meta, page, func(o *index.Object) { appendPartial(b, o, t.groupVersion) })
 	case "Table":
 		topts, err := tableOptions(r)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
-		s.appendTable(b, req.res, t.groupVersion, meta, req.res.rowOrder(page), rowPolicy(r, topts.IncludeObject), false)
+		s.appendTable(b, req.res, t.groupVersion, meta, req.res.RowOrder(page), rowPolicy(r, topts.IncludeObject), false)
 		b.addString("\n")
 	default:
-		writeError(w, errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind)))
-		return
+		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind))
 	}
 	respond(w, r, http.StatusOK, jsonType, b, cache, cacheKey)
+	return nil
 }
 
 // listOptions decodes and validates the query as the server does, with the
@@ -135,8 +129,8 @@ func listOptions(r *http.Request, watch bool) (*metainternalversion.ListOptions,
 	return opts, nil
 }
 
-func (s *server) selection(req *apiRequest, opts *metainternalversion.ListOptions) (*selector, error) {
-	sel, msg := newSelector(req.res, req.gvr.Version, opts.LabelSelector, opts.FieldSelector)
+func (s *server) selection(req *apiRequest, opts *metainternalversion.ListOptions) (*index.Selection, error) {
+	sel, msg := req.res.Select(req.gvr.Version, opts.LabelSelector, opts.FieldSelector)
 	if msg != "" {
 		return nil, apierrors.NewBadRequest(msg)
 	}
@@ -154,11 +148,11 @@ type pageMeta struct {
 // objectListMeta is the ListMeta of the Table a single GET returns, which
 // carries the object's resourceVersion: what json.Marshal of a
 // metav1.ListMeta writes, without its reflection on every GET.
-func objectListMeta(o *object) []byte {
-	if o.resourceVersion == "" {
+func objectListMeta(o *index.Object) []byte {
+	if o.ResourceVersion == "" {
 		return []byte("{}")
 	}
-	return []byte(`{"resourceVersion":` + quote(o.resourceVersion) + `}`)
+	return []byte(`{"resourceVersion":` + quote(o.ResourceVersion) + `}`)
 }
 
 // listMeta is the metadata of a list response, rendered as the server's
@@ -182,9 +176,9 @@ func (s *server) unstructuredListMeta(p pageMeta) []byte {
 // paginate applies limit and continue as etcd does: a page ends at limit
 // objects, and the continue token names the key after the last one, so a
 // chunked kubectl get sees every object once, in order.
-func (s *server) paginate(objs []*object, opts *metainternalversion.ListOptions, req *apiRequest, exact bool) ([]*object, pageMeta, error) {
+func (s *server) paginate(objs []*index.Object, opts *metainternalversion.ListOptions, req *apiRequest, exact bool) ([]*index.Object, pageMeta, error) {
 	prefix := ""
-	if req.res.namespaced && req.namespace != "" {
+	if req.res.Namespaced && req.namespace != "" {
 		prefix = req.namespace + "/"
 	}
 	if opts.Continue != "" {
@@ -196,13 +190,13 @@ func (s *server) paginate(objs []*object, opts *metainternalversion.ListOptions,
 			return nil, pageMeta{}, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
 		from := prefix + start
-		objs = objs[sort.Search(len(objs), func(i int) bool { return objs[i].key >= from }):]
+		objs = objs[sort.Search(len(objs), func(i int) bool { return objs[i].Key >= from }):]
 	}
 	if opts.Limit <= 0 || int64(len(objs)) <= opts.Limit {
 		return objs, pageMeta{}, nil
 	}
 	page := objs[:opts.Limit]
-	last := strings.TrimPrefix(page[len(page)-1].key, prefix)
+	last := strings.TrimPrefix(page[len(page)-1].Key, prefix)
 	rv, _ := strconv.ParseInt(s.x.ResourceVersion, 10, 64)
 	cont := encodeContinue(last+"\x00", max(rv, 1))
 	var remaining *int64
@@ -255,7 +249,7 @@ func decodeContinue(token string) (string, error) {
 
 // appendList renders a list envelope the way the server's encoder writes
 // it: kind, apiVersion, metadata, items.
-func appendList(b *body, kind, apiVersion string, meta []byte, objs []*object, item func(*object)) {
+func appendList(b *body, kind, apiVersion string, meta []byte, objs []*index.Object, item func(*index.Object)) {
 	b.addString(`{"kind":` + quote(kind) + `,"apiVersion":` + quote(apiVersion) + `,"metadata":`)
 	b.add(meta)
 	b.addString(`,"items":[`)
@@ -272,14 +266,14 @@ func appendList(b *body, kind, apiVersion string, meta []byte, objs []*object, i
 // appendUnstructuredList renders a custom resource list as the server
 // encodes an unstructured list: keys sorted (apiVersion, items, kind,
 // metadata), items as stored, each with its type.
-func appendUnstructuredList(b *body, kind, apiVersion string, meta []byte, objs []*object) {
+func appendUnstructuredList(b *body, kind, apiVersion string, meta []byte, objs []*index.Object) {
 	b.addString(`{"apiVersion":` + quote(apiVersion) + `,"items":[`)
 	b.grow(2*len(objs) + 1)
 	for i, o := range objs {
 		if i > 0 {
 			b.add(comma)
 		}
-		b.add(o.item)
+		b.add(o.Item)
 	}
 	b.addString(`],"kind":` + quote(kind) + `,"metadata":`)
 	b.add(meta)
@@ -288,9 +282,9 @@ func appendUnstructuredList(b *body, kind, apiVersion string, meta []byte, objs 
 
 // appendPartial renders an object as PartialObjectMetadata: its whole
 // ObjectMeta, as the server's meta.AsPartialObjectMetadata keeps it.
-func appendPartial(b *body, o *object, groupVersion string) {
+func appendPartial(b *body, o *index.Object, groupVersion string) {
 	b.add(partialHead(groupVersion))
-	b.add(o.metadata())
+	b.add(o.Metadata())
 	b.add(closeBrace)
 }
 
@@ -317,4 +311,13 @@ func quote(s string) string {
 		}
 	}
 	return `"` + s + `"`
+}
+
+// appendTyped appends the object with its kind and apiVersion.
+func appendTyped(b *body, o *index.Object) {
+	head, tail := o.Typed()
+	if head != nil {
+		b.add(head)
+	}
+	b.add(tail)
 }

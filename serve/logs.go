@@ -1,102 +1,19 @@
 package serve
 
 import (
-	"archive/tar"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 var podsResource = schema.GroupResource{Resource: "pods"}
-
-// logKey names one collected container log.
-type logKey struct {
-	namespace, pod, container string
-	previous                  bool
-}
-
-// logStore finds container logs on disk. They are copied once, at load,
-// into a temporary folder: an archive cannot be read at random, logs are
-// too big to keep in memory, and a folder's files may change or vanish
-// while it is served (the server serves what it loaded, and never opens a
-// path of the bundle after load).
-type logStore struct {
-	bundle *contract.Bundle
-	dir    string // temporary folder, "" until a log is copied
-	files  map[logKey]string
-	byRel  map[string]string
-	links  map[logKey]string // symlinked logs: the target's path relative to the root
-	n      int
-}
-
-func newLogStore(b *contract.Bundle) *logStore {
-	return &logStore{bundle: b, files: map[logKey]string{}, byRel: map[string]string{}, links: map[logKey]string{}}
-}
-
-func (s *logStore) add(e *contract.Entry) error {
-	c := e.Class
-	key := logKey{namespace: c.Key.Namespace, pod: c.Pod, container: c.Container, previous: c.Previous}
-	switch {
-	case e.Header.Typeflag == tar.TypeSymlink || e.Header.Typeflag == tar.TypeLink:
-		if e.LinkRel != "" {
-			s.links[key] = e.LinkRel
-		}
-		return nil
-	case !e.IsRegular():
-		return nil
-	}
-	if s.dir == "" {
-		dir, err := os.MkdirTemp("", "bundlectl-serve-logs-*")
-		if err != nil {
-			return fmt.Errorf("extracting logs: %w", err)
-		}
-		s.dir = dir
-	}
-	s.n++
-	p := filepath.Join(s.dir, strconv.Itoa(s.n)+".log")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("extracting %s: %w", e.Rel, err)
-	}
-	_, err = io.Copy(f, e.Reader())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("extracting %s: %w", e.Rel, err)
-	}
-	s.files[key], s.byRel[e.Rel] = p, p
-	return nil
-}
-
-// resolveLinks points symlinked logs at their targets, once every entry
-// has been seen.
-func (s *logStore) resolveLinks() {
-	for key, rel := range s.links {
-		if p, ok := s.byRel[rel]; ok {
-			if _, exists := s.files[key]; !exists {
-				s.files[key] = p
-			}
-		}
-	}
-}
-
-func (s *logStore) close() error {
-	if s.dir == "" {
-		return nil
-	}
-	return os.RemoveAll(s.dir)
-}
 
 // podContainers is what pods/log needs of a pod: its container names.
 type podContainers struct {
@@ -127,24 +44,21 @@ func (p *podContainers) all() []string {
 
 // serveLog answers pods/log from the collected logs, with the server's
 // rules for choosing the container and its messages when it cannot.
-func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiRequest) error {
 	q := r.URL.Query()
 	opts, err := logOptions(req.name, q)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	o := req.res.find(req.namespace, req.name)
+	o := req.res.Find(req.namespace, req.name)
 	if o == nil {
-		writeError(w, apierrors.NewNotFound(podsResource, req.name))
-		return
+		return apierrors.NewNotFound(podsResource, req.name)
 	}
-	container, err := chooseContainer(opts.container, req.name, containersOf(o.item))
+	container, err := chooseContainer(opts.container, req.name, containersOf(o.Item))
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	p, ok := s.x.logs.files[logKey{namespace: req.namespace, pod: req.name, container: container, previous: opts.previous}]
+	p, ok := s.x.LogFile(req.namespace, req.name, container, opts.previous)
 	if !ok {
 		what := "logs"
 		if opts.previous {
@@ -152,13 +66,11 @@ func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		}
 		err := apierrors.NewNotFound(podsResource, req.name)
 		err.ErrStatus.Message = fmt.Sprintf("the %s of container %q of pod %q in namespace %q were not collected in this support bundle", what, container, req.name, req.namespace)
-		writeError(w, err)
-		return
+		return err
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		writeError(w, fmt.Errorf("reading the log of %s/%s/%s: %w", req.namespace, req.name, container, err))
-		return
+		return fmt.Errorf("reading the log of %s/%s/%s: %w", req.namespace, req.name, container, err)
 	}
 	data = tail(data, opts.tailLines)
 	if opts.limitBytes >= 0 && int64(len(data)) > opts.limitBytes {
@@ -168,6 +80,7 @@ func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(data)
+	return nil
 }
 
 type logOpts struct {

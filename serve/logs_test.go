@@ -2,11 +2,10 @@ package serve
 
 import (
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/serve/servetest"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 func TestLogs(t *testing.T) {
@@ -47,26 +46,6 @@ func TestLogs(t *testing.T) {
 	}
 }
 
-// TestLogsFromArchive checks that logs are extracted from an archive at
-// load and removed when the index is closed.
-func TestLogsFromArchive(t *testing.T) {
-	path := servetest.Small().WriteTarGz(t, t.TempDir(), "bundle.tar.gz")
-	x := load(t, path)
-	if x.logs.dir == "" {
-		t.Fatal("no logs extracted")
-	}
-	srv := newHandlerServer(t, x)
-	if r := get(t, srv, "/api/v1/namespaces/team-a/pods/web-3/log?container=sidecar&tailLines=1"); r.body != "web-3 sidecar line 3\n" {
-		t.Errorf("log from archive: %d %q", r.code, r.body)
-	}
-	if err := x.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(x.logs.dir); !os.IsNotExist(err) {
-		t.Errorf("extracted logs remain: %v", err)
-	}
-}
-
 func TestTail(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -89,14 +68,11 @@ func TestTail(t *testing.T) {
 // decoding it, init and ephemeral containers included, in the order the
 // server's messages list them.
 func TestContainersOf(t *testing.T) {
-	pod, err := compact([]byte(`{"metadata":{"name":"p"},"spec":{
+	pod := rawjson.AppendCompact(nil, []byte(`{"metadata":{"name":"p"},"spec":{
 		"initContainers":[{"name":"setup","image":"x","command":["sh","-c","echo {\"name\":\"fake\"}"]}],
 		"containers":[{"image":"y","name":"app"},{"name":"side\u0063ar"}],
 		"ephemeralContainers":[{"name":"debugger"}]},
 		"status":{"containerStatuses":[{"name":"not-a-spec-container"}]}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := containersOf(pod)
 	if got := strings.Join(p.all(), ","); got != "setup,app,sidecar,debugger" {
 		t.Errorf("containers %s", got)

@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // A single GET's Table carries the ListMeta json.Marshal would write.
 func TestObjectListMeta(t *testing.T) {
 	for _, rv := range []string{"", "12345", `a"b\<&>` + "\u2028\x01"} {
 		want, _ := json.Marshal(metav1.ListMeta{ResourceVersion: rv})
-		if got := objectListMeta(&object{resourceVersion: rv}); string(got) != string(want) {
+		if got := objectListMeta(&index.Object{ResourceVersion: rv}); string(got) != string(want) {
 			t.Errorf("resourceVersion %q: %s, want %s", rv, got, want)
 		}
 	}

@@ -12,27 +12,6 @@ import (
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
-func TestManagedFieldsSpan(t *testing.T) {
-	for _, c := range []struct{ meta, want string }{
-		{`{"name":"a","managedFields":[{"manager":"m"}],"uid":"u"}`, `{"name":"a","uid":"u"}`},
-		{`{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]}`, `{"name":"a"}`},
-		{`{"managedFields":[],"name":"a"}`, `{"name":"a"}`},
-		{`{"managedFields":[{"manager":"m"}]}`, `{}`},
-		{`{"name":"managedFields","labels":{"managedFields":"x"}}`, `{"name":"managedFields","labels":{"managedFields":"x"}}`},
-		{`{}`, `{}`},
-	} {
-		meta := []byte(c.meta)
-		start, end := managedFieldsSpan(meta)
-		got := c.meta
-		if end > 0 {
-			got = string(meta[:start]) + string(meta[end:])
-		}
-		if got != c.want || !json.Valid([]byte(got)) {
-			t.Errorf("%s: cut to %s, want %s", c.meta, got, c.want)
-		}
-	}
-}
-
 func TestIsKubectl(t *testing.T) {
 	for ua, want := range map[string]bool{
 		"kubectl/v1.35.0 (linux/amd64) kubernetes/abc":          true,

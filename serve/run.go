@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // UpgradeFunc upgrades a legacy bundle (one without discovery.json) to
@@ -49,6 +50,10 @@ type Options struct {
 	// Ready, if set, is called with the kubeconfig's path once every
 	// bundle is served. Run still returns only when ctx ends.
 	Ready func(kubeconfig string)
+	// Verbose logs one line per request to ErrOut (see NewHandler's
+	// access log), each naming its context when several bundles are
+	// served.
+	Verbose bool
 }
 
 // Run loads every bundle, serves each on its own listener (kubectl knows
@@ -89,7 +94,7 @@ func Run(ctx context.Context, o Options) (err error) {
 			cleanups[i]()
 		}
 	}()
-	indexes := make([]*Index, len(o.Bundles))
+	indexes := make([]*index.Index, len(o.Bundles))
 	for i, path := range o.Bundles {
 		x, cleanup, err := loadBundle(ctx, path, o)
 		if err != nil {
@@ -110,6 +115,8 @@ func Run(ctx context.Context, o Options) (err error) {
 	stop := make(chan struct{})
 	errs := make(chan error, len(indexes))
 	names := contextNames(o.Bundles)
+	// One writer for every bundle's access log, so that lines never mix.
+	accessLog := &lockedWriter{w: o.ErrOut}
 	contexts := make([]kubeContext, len(indexes))
 	var servers []*http.Server
 	defer func() {
@@ -126,6 +133,12 @@ func Run(ctx context.Context, o Options) (err error) {
 			return fmt.Errorf("serving %s: %w", x.Name, err)
 		}
 		hopts := HandlerOptions{Stop: stop}
+		if o.Verbose {
+			hopts.AccessLog = accessLog
+			if len(indexes) > 1 {
+				hopts.LogPrefix = names[i] + ": "
+			}
+		}
 		srv := &http.Server{ReadHeaderTimeout: 30 * time.Second}
 		scheme := "http"
 		if creds != nil {
@@ -170,7 +183,7 @@ func Run(ctx context.Context, o Options) (err error) {
 }
 
 // loadBundle opens a bundle, upgrading it first when it is legacy.
-func loadBundle(ctx context.Context, path string, o Options) (*Index, func(), error) {
+func loadBundle(ctx context.Context, path string, o Options) (*index.Index, func(), error) {
 	b, err := contract.OpenReader(path, o.Stdin, o.Limits)
 	if err != nil {
 		return nil, nil, err
@@ -192,7 +205,7 @@ func loadBundle(ctx context.Context, path string, o Options) (*Index, func(), er
 		}
 		cleanup = func() { b.Close(); upgraded() }
 	}
-	x, err := Load(ctx, b)
+	x, err := index.Load(ctx, b)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -265,7 +278,7 @@ func shutdown(servers []*http.Server) {
 
 // printSummary tells what is served where: the cluster's version and
 // collection time, because every age in the tables is as of that time.
-func printSummary(out, errOut io.Writer, x *Index, c kubeContext) {
+func printSummary(out, errOut io.Writer, x *index.Index, c kubeContext) {
 	counts := x.Counts()
 	total := 0
 	var parts []string
@@ -279,4 +292,16 @@ func printSummary(out, errOut io.Writer, x *Index, c kubeContext) {
 	for _, w := range x.Warnings {
 		fmt.Fprintf(errOut, "warning: %s: %s\n", x.Name, w)
 	}
+}
+
+// lockedWriter lets several servers write whole lines to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,6 +106,36 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := os.Stat(kubeconfig); !os.IsNotExist(err) {
 		t.Errorf("kubeconfig left behind: %v", err)
+	}
+	if strings.Contains(out.String(), "GET /") {
+		t.Errorf("requests logged without Verbose:\n%s", out.String())
+	}
+}
+
+// With Verbose every request is logged on ErrOut, with the context it
+// was sent to when several bundles are served.
+func TestRunVerbose(t *testing.T) {
+	dir := smallBundle(t)
+	kubeconfig, out, stop := startRun(t, Options{Bundles: []string{dir, dir}, InsecureHTTP: true, Verbose: true})
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ctx := range cfg.Contexts {
+		resp, err := http.Get(cfg.Clusters[ctx.Cluster].Server + "/api/v1/namespaces/default/pods/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"support-bundle-2025-11-20T10_00_00", "support-bundle-2025-11-20T10_00_00-2"} {
+		want := regexp.MustCompile(`(?m)^` + name + `: GET /api/v1/namespaces/default/pods/` + name + ` 404 [0-9]+B [0-9.]+(µs|ms|s)$`)
+		if !want.MatchString(out.String()) {
+			t.Errorf("no line %s in:\n%s", want, out.String())
+		}
 	}
 }
 

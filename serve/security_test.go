@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bundlectl/bundlectl/serve/index"
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
@@ -20,19 +21,19 @@ import (
 // bundle: roots, discovery, OpenAPI, every resource of every group
 // version as a collection, in a namespace, as an object and a watch, and
 // every subresource; and paths no API serves.
-func endpoints(t *testing.T, x *Index) []string {
+func endpoints(t *testing.T, x *index.Index) []string {
 	t.Helper()
 	paths := []string{"/", "/api", "/apis", "/version", "/openapi/v2", "/openapi/v3", "/openapi/v3/api/v1",
 		"/metrics", "/debug/pprof/", "/logs/", "/nope", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
 		"/apis/authentication.k8s.io/v1/selfsubjectreviews", "/api/v1/proxy/namespaces/default/pods/web-1"}
-	for gv, resources := range x.groupVersions {
+	for gv, resources := range x.Discovery.Resources {
 		prefix := "/apis/" + gv
 		if gv == "v1" {
 			prefix = "/api/v1"
 		}
 		paths = append(paths, prefix)
-		for name, r := range resources {
-			res, sub, _ := strings.Cut(name, "/")
+		for _, r := range resources {
+			res, sub, _ := strings.Cut(r.Name, "/")
 			scope := prefix
 			if r.Namespaced {
 				scope += "/namespaces/default"
@@ -135,7 +136,7 @@ func TestWritesAreRefused(t *testing.T) {
 
 // isServed says whether a path of endpoints names a resource the bundle
 // serves (not a watch, which is a GET-only path).
-func isServed(x *Index, path string) bool {
+func isServed(x *index.Index, path string) bool {
 	path, _, _ = strings.Cut(path, "?")
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if len(parts) < 3 || parts[0] != "api" && parts[0] != "apis" {
@@ -158,8 +159,12 @@ func isServed(x *Index, path string) bool {
 	if len(rest) == 3 {
 		name += "/" + rest[2]
 	}
-	_, ok := x.groupVersions[gv][name]
-	return ok
+	for _, r := range x.Discovery.Resources[gv] {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func isConnect(path string) bool {

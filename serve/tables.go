@@ -1,19 +1,16 @@
 package serve
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1beta1/validation"
 
-	"github.com/bundlectl/bundlectl/internal/rawjson"
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // Tables are what kubectl prints: without one, `kubectl get` shows only
@@ -40,29 +37,16 @@ func tableOptions(r *http.Request) (*metav1.TableOptions, error) {
 	}
 }
 
-// defaultColumns are the default convertor's (k8s.io/apiserver/pkg/registry/rest/table.go).
-var defaultColumns = func() []byte {
-	docs := metav1.ObjectMeta{}.SwaggerDoc()
-	data, _ := json.Marshal([]metav1.TableColumnDefinition{
-		{Name: "Name", Type: "string", Format: "name", Description: docs["name"]},
-		{Name: "Created At", Type: "date", Description: docs["creationTimestamp"]},
-	})
-	return data
-}()
-
 // appendTable renders a Table of objs. noHeaders leaves the column
 // definitions out (null), as watch events after the first do.
-func (s *server) appendTable(b *body, res *resource, groupVersion string, meta []byte, objs []*object, include metav1.IncludeObjectPolicy, noHeaders bool) {
+func (s *server) appendTable(b *body, res *index.Resource, groupVersion string, meta []byte, objs []*index.Object, include metav1.IncludeObjectPolicy, noHeaders bool) {
 	b.addString(`{"kind":"Table","apiVersion":` + quote(groupVersion) + `,"metadata":`)
 	b.add(meta)
 	b.addString(`,"columnDefinitions":`)
-	switch {
-	case noHeaders:
+	if noHeaders {
 		b.addString("null")
-	case res.columns != nil:
-		b.add(res.columns)
-	default:
-		b.add(defaultColumns)
+	} else {
+		b.add(res.Columns())
 	}
 	b.addString(`,"rows":[`)
 	b.grow(8*len(objs) + 1)
@@ -72,17 +56,17 @@ func (s *server) appendTable(b *body, res *resource, groupVersion string, meta [
 		}
 		b.add(rowCells)
 		// Every object has its row from load (fillRows).
-		b.add(o.row.cells)
-		if o.row.conditions != nil {
+		b.add(o.Row.Cells)
+		if o.Row.Conditions != nil {
 			b.add(rowConds)
-			b.add(o.row.conditions)
+			b.add(o.Row.Conditions)
 		}
 		b.add(rowObject)
 		switch include {
 		case metav1.IncludeNone:
 			b.add(null)
 		case metav1.IncludeObject:
-			o.appendTyped(b)
+			appendTyped(b, o)
 		case includeLeanMetadata:
 			appendLeanPartial(b, o, groupVersion)
 		default:
@@ -91,37 +75,6 @@ func (s *server) appendTable(b *body, res *resource, groupVersion string, meta [
 		b.add(closeBrace)
 	}
 	b.addString("]}")
-}
-
-// rowOrder puts a page of objects in the order their stored table lists
-// them, for resources whose printer orders rows itself. The server sorts
-// each page it prints, after storage has paginated in key order, and so
-// does this.
-func (r *resource) rowOrder(page []*object) []*object {
-	if !r.rowOrdered {
-		return page
-	}
-	sorted := slices.Clone(page)
-	slices.SortStableFunc(sorted, func(a, b *object) int {
-		if c := strings.Compare(a.namespace, b.namespace); c != 0 {
-			return c
-		}
-		return a.rowPos - b.rowPos
-	})
-	return sorted
-}
-
-// defaultCells are the default convertor's: the name and the creation
-// time in RFC 3339, UTC.
-func defaultCells(o *object) []byte {
-	var created metav1.Time
-	if o.created != "" {
-		if t, err := time.Parse(time.RFC3339, o.created); err == nil {
-			created = metav1.NewTime(t)
-		}
-	}
-	data, _ := json.Marshal([]any{o.name, created.UTC().Format(time.RFC3339)})
-	return data
 }
 
 // includeLeanMetadata is the row object of kubectl's Tables (rowPolicy):
@@ -154,75 +107,12 @@ func isKubectl(userAgent string) bool {
 
 // appendLeanPartial renders an object as PartialObjectMetadata without
 // its managedFields.
-func appendLeanPartial(b *body, o *object, groupVersion string) {
-	if o.mfEnd == 0 {
-		appendPartial(b, o, groupVersion)
-		return
-	}
+func appendLeanPartial(b *body, o *index.Object, groupVersion string) {
+	head, tail := o.LeanMetadata()
 	b.add(partialHead(groupVersion))
-	b.add(o.item[o.metaStart:o.mfStart])
-	b.add(o.item[o.mfEnd:o.metaEnd])
+	b.add(head)
+	if tail != nil {
+		b.add(tail)
+	}
 	b.add(closeBrace)
-}
-
-// managedFieldsSpan finds the managedFields member of a compact metadata
-// object and the comma that separates it from the others, so that
-// cutting [start, end) leaves a valid object; 0, 0 when there is none.
-func managedFieldsSpan(meta []byte) (start, end int) {
-	prevEnd := -1 // the end of the previous member's value: its comma
-	rawjson.EachMember(meta, func(m rawjson.Member) bool {
-		if !m.Is("managedFields") {
-			prevEnd = m.End
-			return true
-		}
-		switch {
-		case prevEnd >= 0:
-			start, end = prevEnd, m.End
-		case m.End < len(meta)-1 && meta[m.End] == ',':
-			start, end = m.KeyStart, m.End+1
-		default:
-			start, end = m.KeyStart, m.End
-		}
-		return false
-	})
-	return start, end
-}
-
-// fillRows gives a row to every object without a stored one, at load, so
-// that a table is only bytes put together: the default convertor's cells
-// when the resource has no stored table, missingCells otherwise. It also
-// finds the managedFields that kubectl's rows leave out.
-func fillRows(r *resource) {
-	var defs []metav1.TableColumnDefinition
-	if r.columns != nil && json.Unmarshal(r.columns, &defs) != nil {
-		defs = nil
-	}
-	for _, o := range r.objects {
-		if start, end := managedFieldsSpan(o.metadata()); end > 0 {
-			o.mfStart, o.mfEnd = o.metaStart+start, o.metaStart+end
-		}
-		if o.row != nil {
-			continue
-		}
-		if len(defs) == 0 {
-			o.row = &tableRow{cells: defaultCells(o)}
-		} else {
-			o.row = &tableRow{cells: missingCells(defs, o)}
-		}
-	}
-}
-
-// missingCells stand in for the row of an object whose stored table has
-// none: the name where the table has its name column, "<unknown>" in the
-// others, so the object is still listed and nothing is made up.
-func missingCells(defs []metav1.TableColumnDefinition, o *object) []byte {
-	cells := make([]any, len(defs))
-	for i, d := range defs {
-		cells[i] = "<unknown>"
-		if d.Format == "name" {
-			cells[i] = o.name
-		}
-	}
-	data, _ := json.Marshal(cells)
-	return data
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/serve/servetest"
 )
@@ -115,24 +113,6 @@ func TestTableDefaultConvertor(t *testing.T) {
 	}
 	if cells, _ := json.Marshal(table["rows"].([]any)[0].(map[string]any)["cells"]); string(cells) != `["creds","2025-11-18T10:00:00Z"]` {
 		t.Errorf("cells %s", cells)
-	}
-}
-
-// TestRowsAtLoad checks that every object has its table row once loaded,
-// stored or made (the default convertor's, or a stand-in row), so that
-// serving a table only puts bytes together.
-func TestRowsAtLoad(t *testing.T) {
-	x := load(t, smallBundle(t))
-	for gr, r := range x.resources {
-		for _, o := range r.objects {
-			if o.row == nil || !json.Valid(o.row.cells) {
-				t.Errorf("%s %s: row %v", gr, o.key, o.row)
-			}
-		}
-	}
-	secrets := x.resources[schema.GroupResource{Resource: "secrets"}]
-	if secrets == nil || len(secrets.objects) == 0 || string(secrets.objects[0].row.cells) != `["creds","2025-11-18T10:00:00Z"]` {
-		t.Errorf("secrets: %v", secrets)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/bundlectl/bundlectl/serve/index"
 )
 
 // A snapshot never changes, so a watch is its initial state followed by
@@ -28,23 +30,20 @@ const minRequestTimeout = 30 * time.Minute
 // events of a watch list (k8s.io/apiserver/pkg/storage).
 const initialEventsEnd = "k8s.io/initial-events-end"
 
-func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) error {
 	opts, err := listOptions(r, true)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	t, err := negotiateResource(r)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	if req.name != "" {
 		// A watch of one object is a watch of the list with its name selected.
 		if opts.FieldSelector != nil && !opts.FieldSelector.Empty() {
 			if n, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); !ok || n != req.name {
-				writeError(w, apierrors.NewBadRequest("fieldSelector metadata.name doesn't match requested name"))
-				return
+				return apierrors.NewBadRequest("fieldSelector metadata.name doesn't match requested name")
 			}
 		} else {
 			opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", req.name)
@@ -52,22 +51,19 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	}
 	sel, err := s.selection(req, opts)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	var include metav1.IncludeObjectPolicy
 	if t.kind == "Table" {
 		topts, err := tableOptions(r)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		include = rowPolicy(r, topts.IncludeObject)
 	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		writeError(w, apierrors.NewInternalError(errNoFlusher))
-		return
+		return apierrors.NewInternalError(errNoFlusher)
 	}
 	timeout := time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1))
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
@@ -85,17 +81,17 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents ||
 		opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
 	since, sinceErr := strconv.ParseUint(opts.ResourceVersion, 10, 64)
-	for _, o := range sel.filter(req.res.namespaceRange(req.namespace)) {
+	for _, o := range sel.Filter(req.res.NamespaceRange(req.namespace)) {
 		if !initial && !newerThan(o, since, sinceErr) {
 			continue
 		}
 		if ev.write(w, "ADDED", o) != nil {
-			return
+			return nil
 		}
 	}
 	if initial && opts.AllowWatchBookmarks {
 		if ev.bookmark(w) != nil {
-			return
+			return nil
 		}
 	}
 	flusher.Flush()
@@ -104,17 +100,18 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	case <-timer.C:
 	case <-s.opts.Stop:
 	}
+	return nil
 }
 
 var errNoFlusher = errors.New("unable to start watch - can't get http.Flusher")
 
 // newerThan says whether an object changed after the resourceVersion a
 // watch starts from; objects without a numeric resourceVersion never did.
-func newerThan(o *object, since uint64, sinceErr error) bool {
+func newerThan(o *index.Object, since uint64, sinceErr error) bool {
 	if sinceErr != nil {
 		return false
 	}
-	rv, err := strconv.ParseUint(o.resourceVersion, 10, 64)
+	rv, err := strconv.ParseUint(o.ResourceVersion, 10, 64)
 	return err == nil && rv > since
 }
 
@@ -129,17 +126,17 @@ type eventWriter struct {
 	sent    bool
 }
 
-func (e *eventWriter) write(w http.ResponseWriter, typ string, o *object) error {
+func (e *eventWriter) write(w http.ResponseWriter, typ string, o *index.Object) error {
 	b := &body{}
 	b.addString(`{"type":"` + typ + `","object":`)
 	switch e.t.kind {
 	case "Table":
-		meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: o.resourceVersion})
-		e.s.appendTable(b, e.req.res, e.t.groupVersion, meta, []*object{o}, e.include, e.sent)
+		meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: o.ResourceVersion})
+		e.s.appendTable(b, e.req.res, e.t.groupVersion, meta, []*index.Object{o}, e.include, e.sent)
 	case "PartialObjectMetadata":
 		appendPartial(b, o, e.t.groupVersion)
 	default:
-		o.appendTyped(b)
+		appendTyped(b, o)
 	}
 	b.addString("}\n")
 	e.sent = true

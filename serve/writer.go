@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -180,4 +181,50 @@ func gzipBytes(b *body, level int) []byte {
 	b.writeTo(zw)
 	zw.Close()
 	return buf.Bytes()
+}
+
+// gzipCache keeps the compressed bodies of whole, unfiltered lists: they
+// are asked for again and again (every informer resync, every kubectl get
+// -A) and compressing them costs more than sending them.
+type gzipCache struct {
+	mu     sync.Mutex
+	bodies map[string]*gzipEntry
+}
+
+type gzipEntry struct {
+	once sync.Once
+	done atomic.Bool
+	body []byte
+}
+
+// lookup returns the body cached under key once it is made.
+func (c *gzipCache) lookup(key string) ([]byte, bool) {
+	c.mu.Lock()
+	e := c.bodies[key]
+	c.mu.Unlock()
+	if e == nil || !e.done.Load() {
+		return nil, false
+	}
+	return e.body, true
+}
+
+// get returns the body cached under key, made by compress the first time:
+// concurrent first requests wait for one compression rather than each
+// making its own.
+func (c *gzipCache) get(key string, compress func() []byte) []byte {
+	c.mu.Lock()
+	e := c.bodies[key]
+	if e == nil {
+		if c.bodies == nil {
+			c.bodies = map[string]*gzipEntry{}
+		}
+		e = &gzipEntry{}
+		c.bodies[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		e.body = compress()
+		e.done.Store(true)
+	})
+	return e.body
 }

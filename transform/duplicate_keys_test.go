@@ -13,6 +13,7 @@ import (
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/contracttest"
 	"github.com/bundlectl/bundlectl/serve"
+	"github.com/bundlectl/bundlectl/serve/index"
 	"github.com/bundlectl/bundlectl/transform"
 )
 
@@ -49,7 +50,7 @@ func upgradeAndServe(t *testing.T, files ...contracttest.File) (upgrade, inspect
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := serve.Load(context.Background(), b)
+	x, err := index.Load(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package serve
+package index
 
 import (
 	"encoding/json"
@@ -31,9 +31,9 @@ func newFieldIndex() *fieldIndex {
 	return &fieldIndex{sets: map[string]contract.FieldSet{}, values: map[string][]string{}}
 }
 
-// selector is a request's label and field selectors, ready to match
+// Selection is a request's label and field selectors, ready to match
 // objects by their pre-extracted values.
-type selector struct {
+type Selection struct {
 	labels labels.Selector // nil selects everything
 	fields []fieldTerm
 }
@@ -54,11 +54,11 @@ type fieldTerm struct {
 	values []string // by object idx, for fromValues
 }
 
-// empty says whether the selection keeps every object; the server sends
+// Empty says whether the selection keeps every object; the server sends
 // remainingItemCount only then.
-func (s *selector) empty() bool { return s.labels == nil && len(s.fields) == 0 }
+func (s *Selection) Empty() bool { return s.labels == nil && len(s.fields) == 0 }
 
-func (s *selector) matches(o *object) bool {
+func (s *Selection) matches(o *Object) bool {
 	if s.labels != nil && !s.labels.Matches(labels.Set(o.labels)) {
 		return false
 	}
@@ -66,9 +66,9 @@ func (s *selector) matches(o *object) bool {
 		var v string
 		switch t.source {
 		case fromName:
-			v = o.name
+			v = o.Name
 		case fromNamespace:
-			v = o.namespace
+			v = o.Namespace
 		default:
 			if o.idx < len(t.values) {
 				v = t.values[o.idx]
@@ -81,12 +81,12 @@ func (s *selector) matches(o *object) bool {
 	return true
 }
 
-// filter returns the objects the selection keeps, in order.
-func (s *selector) filter(objs []*object) []*object {
-	if s.empty() {
+// Filter returns the objects the selection keeps, in order.
+func (s *Selection) Filter(objs []*Object) []*Object {
+	if s.Empty() {
 		return objs
 	}
-	out := make([]*object, 0, len(objs)/4)
+	out := make([]*Object, 0, len(objs)/4)
 	for _, o := range objs {
 		if s.matches(o) {
 			out = append(out, o)
@@ -95,11 +95,11 @@ func (s *selector) filter(objs []*object) []*object {
 	return out
 }
 
-// newSelector checks the field selector against what the server accepts
-// for the version, answering with the server's own 400 message, and
-// prepares both selectors.
-func newSelector(r *resource, version string, ls labels.Selector, fs fields.Selector) (*selector, string) {
-	s := &selector{}
+// Select checks a field selector against what the server accepts for
+// the version of the resource, answering with the server's own 400
+// message, and prepares both selectors.
+func (r *Resource) Select(version string, ls labels.Selector, fs fields.Selector) (*Selection, string) {
+	s := &Selection{}
 	if ls != nil && !ls.Empty() {
 		s.labels = ls
 	}
@@ -108,7 +108,7 @@ func newSelector(r *resource, version string, ls labels.Selector, fs fields.Sele
 	}
 	set, ok := r.fields.sets[version]
 	if !ok {
-		set = contract.DefaultFieldSet(r.namespaced)
+		set = contract.DefaultFieldSet(r.Namespaced)
 	}
 	if msg := set.Validate(fs); msg != "" {
 		return nil, msg
@@ -138,7 +138,7 @@ func newSelector(r *resource, version string, ls labels.Selector, fs fields.Sele
 // label's zero value). Every object is walked once for all the paths of
 // all the sets, without being decoded, on every core. Labels whose paths
 // and zero value are the same in several versions share one column.
-func (f *fieldIndex) extractValues(objects []*object) {
+func (f *fieldIndex) extractValues(objects []*Object) {
 	type spec struct {
 		slots []int
 		zero  string
@@ -179,7 +179,7 @@ func (f *fieldIndex) extractValues(objects []*object) {
 		raws := make([][]byte, slots)
 		for i := lo; i < hi; i++ {
 			clear(raws)
-			trie.find(objects[i].item, raws)
+			trie.find(objects[i].Item, raws)
 			for j, sp := range specs {
 				v := sp.zero
 				for _, slot := range sp.slots {

@@ -1,4 +1,4 @@
-package serve
+package index
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ import (
 func (l *loader) assemble() {
 	x := l.x
 	x.groupVersions = map[string]map[string]metav1.APIResource{}
-	x.resources = map[schema.GroupResource]*resource{}
+	x.resources = map[schema.GroupResource]*Resource{}
 	scopes := map[schema.GroupResource]bool{}
 	for gv, list := range x.Discovery.Resources {
 		group, _ := splitGroupVersion(gv)
@@ -39,7 +39,7 @@ func (l *loader) assemble() {
 		return a.Dir < b.Dir || a.Dir == b.Dir && a.Namespace < b.Namespace
 	})
 	listGR := map[contract.ListKey]schema.GroupResource{}
-	listObjects := map[contract.ListKey][]*object{}
+	listObjects := map[contract.ListKey][]*Object{}
 	prefixes := map[string][]byte{}
 	var maxRV uint64
 	for _, list := range l.lists {
@@ -51,14 +51,14 @@ func (l *loader) assemble() {
 		}
 		r := x.resources[gr]
 		if r == nil {
-			r = &resource{gr: gr, namespaced: namespaced}
+			r = &Resource{GR: gr, Namespaced: namespaced}
 			x.resources[gr] = r
 		}
-		r.custom = r.custom || list.custom
+		r.Custom = r.Custom || list.custom
 		listGR[list.key] = gr
 		for _, lo := range list.objects {
 			o := l.newObject(r, list, lo, prefixes)
-			if rv, err := strconv.ParseUint(o.resourceVersion, 10, 64); err == nil && rv > maxRV {
+			if rv, err := strconv.ParseUint(o.ResourceVersion, 10, 64); err == nil && rv > maxRV {
 				maxRV = rv
 			}
 			r.objects = append(r.objects, o)
@@ -66,7 +66,7 @@ func (l *loader) assemble() {
 		}
 	}
 	for _, r := range x.resources {
-		sort.SliceStable(r.objects, func(i, j int) bool { return r.objects[i].key < r.objects[j].key })
+		sort.SliceStable(r.objects, func(i, j int) bool { return r.objects[i].Key < r.objects[j].Key })
 		r.objects = dedupe(r.objects)
 		for i, o := range r.objects {
 			o.idx = i
@@ -92,16 +92,16 @@ func (l *loader) assemble() {
 // resource's scope as discovery says, and its type is kept the way the
 // server writes it (on custom resource items, added per response for
 // built-ins).
-func (l *loader) newObject(r *resource, list *loadedList, lo *loadedObject, prefixes map[string][]byte) *object {
+func (l *loader) newObject(r *Resource, list *loadedList, lo *loadedObject, prefixes map[string][]byte) *Object {
 	ns := ""
-	if r.namespaced {
+	if r.Namespaced {
 		ns = lo.namespace
 		if ns == "" {
 			ns = list.key.Namespace
 		}
 	}
 	key := lo.name
-	if r.namespaced {
+	if r.Namespaced {
 		key = ns + "/" + lo.name
 	}
 	apiVersion := lo.apiVersion
@@ -115,18 +115,18 @@ func (l *loader) newObject(r *resource, list *loadedList, lo *loadedObject, pref
 	if kind == "" {
 		kind = l.x.groupVersions[list.gvr.GroupVersion().String()][list.gvr.Resource].Kind
 	}
-	o := &object{key: key, namespace: ns, name: lo.name, resourceVersion: lo.resourceVersion,
+	o := &Object{Key: key, Namespace: ns, Name: lo.name, ResourceVersion: lo.resourceVersion,
 		created: lo.created, labels: lo.labels, metaStart: lo.metaStart, metaEnd: lo.metaEnd}
 	if list.custom {
 		// Unstructured objects are written with sorted keys: apiVersion, kind, metadata, ...
 		prefix := typeMembers(`{"apiVersion":`, apiVersion, `,"kind":`, kind)
-		o.item = append(prefix[:len(prefix):len(prefix)], lo.body[1:]...)
+		o.Item = append(prefix[:len(prefix):len(prefix)], lo.body[1:]...)
 		shift := len(prefix) - 1
 		o.metaStart += shift
 		o.metaEnd += shift
 		return o
 	}
-	o.item = lo.body
+	o.Item = lo.body
 	id := kind + "\x00" + apiVersion
 	p, ok := prefixes[id]
 	if !ok {
@@ -151,10 +151,10 @@ func typeMembers(k1, v1, k2, v2 string) []byte {
 
 // dedupe drops objects whose key repeats an earlier one: a bundle may hold
 // an object twice (a folder and its legacy twin); the first by path wins.
-func dedupe(objs []*object) []*object {
+func dedupe(objs []*Object) []*Object {
 	out := objs[:0]
 	for i, o := range objs {
-		if i > 0 && o.key == objs[i-1].key {
+		if i > 0 && o.Key == objs[i-1].Key {
 			continue
 		}
 		out = append(out, o)
@@ -165,7 +165,7 @@ func dedupe(objs []*object) []*object {
 // attachTables gives each object its stored row. Rows name their object in
 // row.object.metadata; rows stored without an object (includeObject=None)
 // are matched by position in their list.
-func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, listObjects map[contract.ListKey][]*object) {
+func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, listObjects map[contract.ListKey][]*Object) {
 	sort.Slice(l.tables, func(i, j int) bool {
 		a, b := l.tables[i].key, l.tables[j].key
 		return a.Dir < b.Dir || a.Dir == b.Dir && a.Namespace < b.Namespace
@@ -184,23 +184,23 @@ func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, 
 			r.columns = t.columns
 		}
 		objs := listObjects[t.key]
-		var prev *object
+		var prev *Object
 		for i := range t.rows {
 			row := &t.rows[i]
-			var o *object
+			var o *Object
 			switch {
 			case row.hasObject:
 				ns := row.namespace
 				if ns == "" {
 					ns = t.key.Namespace
 				}
-				o = r.find(ns, row.name)
+				o = r.Find(ns, row.name)
 			case i < len(objs):
 				o = objs[i]
 			}
-			if o != nil && o.row == nil {
-				o.row, o.rowPos = &row.row, i
-				if prev != nil && prev.key > o.key {
+			if o != nil && o.Row == nil {
+				o.Row, o.rowPos = &row.row, i
+				if prev != nil && prev.Key > o.Key {
 					r.rowOrdered = true
 				}
 				prev = o
@@ -220,8 +220,8 @@ func (l *loader) crds() []apiextensionsv1.CustomResourceDefinition {
 	var out []apiextensionsv1.CustomResourceDefinition
 	for _, o := range res.objects {
 		var crd apiextensionsv1.CustomResourceDefinition
-		if err := json.Unmarshal(o.item, &crd); err != nil {
-			l.warnings = append(l.warnings, fmt.Sprintf("customresourcedefinition %s: %v", o.name, err))
+		if err := json.Unmarshal(o.Item, &crd); err != nil {
+			l.warnings = append(l.warnings, fmt.Sprintf("customresourcedefinition %s: %v", o.Name, err))
 			continue
 		}
 		out = append(out, crd)
@@ -264,7 +264,7 @@ func (l *loader) chooseFieldSets(crds []apiextensionsv1.CustomResourceDefinition
 			gr := schema.GroupResource{Group: group, Resource: api.Name}
 			r := l.x.resources[gr]
 			if r == nil {
-				r = &resource{gr: gr, namespaced: api.Namespaced}
+				r = &Resource{GR: gr, Namespaced: api.Namespaced}
 				l.x.resources[gr] = r
 			}
 			if r.fields == nil {

@@ -1,10 +1,8 @@
-package serve
+package index
 
 import (
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +28,7 @@ type Index struct {
 	// Warnings are files that could not be served, reported at startup.
 	Warnings []string
 
-	resources map[schema.GroupResource]*resource
+	resources map[schema.GroupResource]*Resource
 	// groupVersions maps "v1" and "apps/v1" to the resources discovery
 	// advertises there, subresources included ("pods/log").
 	groupVersions map[string]map[string]metav1.APIResource
@@ -41,21 +39,21 @@ type Index struct {
 	// deprecations holds the Warning headers of every request to a
 	// deprecated API, by "group/version/resource[/subresource]".
 	deprecations map[string][]string
-	openapi      *openAPIDocs
+	openapi      *OpenAPIDocs
 }
 
-// resource holds the objects of one group resource, whatever version each
+// Resource holds the objects of one group resource, whatever version each
 // was stored at: a bundle keeps one copy of each object, and every version
 // discovery advertises serves it.
-type resource struct {
-	gr         schema.GroupResource
-	namespaced bool
-	// custom is set for custom resources, whose lists the server encodes
+type Resource struct {
+	GR         schema.GroupResource
+	Namespaced bool
+	// Custom is set for Custom resources, whose lists the server encodes
 	// as unstructured JSON.
-	custom bool
+	Custom bool
 	// objects are in etcd key order (namespace/name, byte-wise), which is
 	// the order the real server lists them in.
-	objects []*object
+	objects []*Object
 	// columns is the compact JSON array of the stored tables' column
 	// definitions; nil when no table was stored (the default convertor's
 	// Name and Created At are served then, as the server does for kinds
@@ -66,20 +64,19 @@ type resource struct {
 	// precedence): tables then list their rows in that order.
 	rowOrdered bool
 	fields     *fieldIndex
-	gzipped    gzipCache
 }
 
-// object is one stored object, ready to be written in every form a client
+// Object is one stored object, ready to be written in every form a client
 // can ask for without decoding it again.
-type object struct {
-	key             string // namespace/name, or name for cluster-scoped objects
-	namespace, name string
-	resourceVersion string
+type Object struct {
+	Key             string // namespace/name, or name for cluster-scoped objects
+	Namespace, Name string
+	ResourceVersion string
 	created         string // metadata.creationTimestamp as stored
-	// item is the object as a list item: built-in items carry no kind or
+	// Item is the object as a list Item: built-in items carry no kind or
 	// apiVersion (the server encodes typed lists that way), custom
 	// resource items do.
-	item []byte
+	Item []byte
 	// typePrefix turns a built-in item into a standalone object:
 	// `{"kind":"Pod","apiVersion":"v1",` replaces item's opening brace.
 	// It is nil when item carries its type already.
@@ -91,7 +88,7 @@ type object struct {
 	// out (rowPolicy); mfEnd is 0 when the metadata has none.
 	mfStart, mfEnd int
 	labels         map[string]string
-	row            *tableRow
+	Row            *TableRow
 	// rowPos is the row's position in its stored table.
 	rowPos int
 	// idx is the object's position in its resource, where its field
@@ -99,99 +96,43 @@ type object struct {
 	idx int
 }
 
-// metadata is the object's ObjectMeta JSON.
-func (o *object) metadata() []byte { return o.item[o.metaStart:o.metaEnd] }
+// Metadata is the object's ObjectMeta JSON.
+func (o *Object) Metadata() []byte { return o.Item[o.metaStart:o.metaEnd] }
 
-// appendTyped appends the parts of the object with its kind and apiVersion.
-func (o *object) appendTyped(b *body) {
-	if o.typePrefix == nil {
-		b.add(o.item)
-		return
-	}
-	b.add(o.typePrefix)
-	b.add(o.item[1:])
+// TableRow is a stored table row: its cells and conditions as compact JSON.
+type TableRow struct {
+	Cells      []byte
+	Conditions []byte // nil when the row has none
 }
 
-// tableRow is a stored table row: its cells and conditions as compact JSON.
-type tableRow struct {
-	cells      []byte
-	conditions []byte // nil when the row has none
-}
-
-// gzipCache keeps the compressed bodies of whole, unfiltered lists: they
-// are asked for again and again (every informer resync, every kubectl get
-// -A) and compressing them costs more than sending them.
-type gzipCache struct {
-	mu     sync.Mutex
-	bodies map[string]*gzipEntry
-}
-
-type gzipEntry struct {
-	once sync.Once
-	done atomic.Bool
-	body []byte
-}
-
-// lookup returns the body cached under key once it is made.
-func (c *gzipCache) lookup(key string) ([]byte, bool) {
-	c.mu.Lock()
-	e := c.bodies[key]
-	c.mu.Unlock()
-	if e == nil || !e.done.Load() {
-		return nil, false
-	}
-	return e.body, true
-}
-
-// get returns the body cached under key, made by compress the first time:
-// concurrent first requests wait for one compression rather than each
-// making its own.
-func (c *gzipCache) get(key string, compress func() []byte) []byte {
-	c.mu.Lock()
-	e := c.bodies[key]
-	if e == nil {
-		if c.bodies == nil {
-			c.bodies = map[string]*gzipEntry{}
-		}
-		e = &gzipEntry{}
-		c.bodies[key] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() {
-		e.body = compress()
-		e.done.Store(true)
-	})
-	return e.body
-}
-
-// namespaceRange returns the objects of one namespace ("" for all): keys
+// NamespaceRange returns the objects of one namespace ("" for all): keys
 // are sorted, so a namespace is one contiguous run.
-func (r *resource) namespaceRange(ns string) []*object {
-	if ns == "" || !r.namespaced {
+func (r *Resource) NamespaceRange(ns string) []*Object {
+	if ns == "" || !r.Namespaced {
 		return r.objects
 	}
-	lo := sort.Search(len(r.objects), func(i int) bool { return r.objects[i].key >= ns+"/" })
+	lo := sort.Search(len(r.objects), func(i int) bool { return r.objects[i].Key >= ns+"/" })
 	// '0' is the byte after '/', so this finds the end of the "ns/" run.
-	hi := sort.Search(len(r.objects), func(i int) bool { return r.objects[i].key >= ns+"0" })
+	hi := sort.Search(len(r.objects), func(i int) bool { return r.objects[i].Key >= ns+"0" })
 	return r.objects[lo:hi]
 }
 
-// find returns the object with the given namespace and name.
-func (r *resource) find(ns, name string) *object {
+// Find returns the object with the given namespace and name.
+func (r *Resource) Find(ns, name string) *Object {
 	key := name
-	if r.namespaced {
+	if r.Namespaced {
 		key = ns + "/" + name
 	}
-	i := sort.Search(len(r.objects), func(i int) bool { return r.objects[i].key >= key })
-	if i < len(r.objects) && r.objects[i].key == key {
+	i := sort.Search(len(r.objects), func(i int) bool { return r.objects[i].Key >= key })
+	if i < len(r.objects) && r.objects[i].Key == key {
 		return r.objects[i]
 	}
 	return nil
 }
 
-// lookup finds what discovery advertises for a group version and resource
+// Lookup finds what discovery advertises for a group version and resource
 // name; sub is the subresource or "".
-func (x *Index) lookup(group, version, res, sub string) (metav1.APIResource, *resource, bool) {
+func (x *Index) Lookup(group, version, res, sub string) (metav1.APIResource, *Resource, bool) {
 	gv := version
 	if group != "" {
 		gv = group + "/" + version
@@ -212,8 +153,8 @@ func (x *Index) lookup(group, version, res, sub string) (metav1.APIResource, *re
 	return api, x.resources[schema.GroupResource{Group: group, Resource: res}], true
 }
 
-// hasGroup says whether discovery lists the group ("" is the core group).
-func (x *Index) hasGroup(group string) bool {
+// HasGroup says whether discovery lists the group ("" is the core group).
+func (x *Index) HasGroup(group string) bool {
 	if group == "" {
 		return true
 	}
@@ -221,8 +162,8 @@ func (x *Index) hasGroup(group string) bool {
 	return ok
 }
 
-// hasGroupVersion says whether discovery advertises gv.
-func (x *Index) hasGroupVersion(gv string) bool {
+// HasGroupVersion says whether discovery advertises gv.
+func (x *Index) HasGroupVersion(gv string) bool {
 	_, ok := x.groupVersions[gv]
 	return ok
 }
@@ -265,3 +206,79 @@ func splitGroupVersion(gv string) (group, version string) {
 	}
 	return "", gv
 }
+
+// Typed is the object with its kind and apiVersion, in two parts: a
+// built-in object's item carries no type (the server encodes typed lists
+// so), so its head is `{"kind":"Pod","apiVersion":"v1",` and its tail
+// the item without its opening brace; a custom resource's item carries
+// its type, and is the tail alone.
+func (o *Object) Typed() (head, tail []byte) {
+	if o.typePrefix == nil {
+		return nil, o.Item
+	}
+	return o.typePrefix, o.Item[1:]
+}
+
+// LeanMetadata is the object's metadata without its managedFields member,
+// in two parts (tail is nil when it has none): what kubectl's table rows
+// carry (see serve's rowPolicy).
+func (o *Object) LeanMetadata() (head, tail []byte) {
+	if o.mfEnd == 0 {
+		return o.Metadata(), nil
+	}
+	return o.Item[o.metaStart:o.mfStart], o.Item[o.mfEnd:o.metaEnd]
+}
+
+// Columns is the compact JSON array of the column definitions of the
+// resource's tables: the stored tables', or the default convertor's
+// (Name and Created At) when the bundle stored none, as the server
+// serves kinds without printers.
+func (r *Resource) Columns() []byte {
+	if r.columns != nil {
+		return r.columns
+	}
+	return defaultColumns
+}
+
+// OpenAPI is the OpenAPI documents served.
+func (x *Index) OpenAPI() *OpenAPIDocs { return x.openapi }
+
+// LogFile is the file holding a container's collected log, and whether
+// the bundle collected it.
+func (x *Index) LogFile(namespace, pod, container string, previous bool) (string, bool) {
+	p, ok := x.logs.files[logKey{namespace: namespace, pod: pod, container: container, previous: previous}]
+	return p, ok
+}
+
+// Deprecations are the Warning texts of a request to resource (with its
+// subresource, "pods/status") at gv; nil when it is not deprecated.
+func (x *Index) Deprecations(gv schema.GroupVersion, resource string) []string {
+	return x.deprecations[deprecationKey(gv, resource)]
+}
+
+// CoreVersions are the versions of the core group, for /api.
+func (x *Index) CoreVersions() []string { return x.discovery.coreVersions }
+
+// Groups are the API groups but the core group, in priority order, for
+// /apis.
+func (x *Index) Groups() []metav1.APIGroup { return x.discovery.groups }
+
+// Group is the APIGroup document of /apis/<group>.
+func (x *Index) Group(name string) (metav1.APIGroup, bool) {
+	g, ok := x.discovery.groupByName[name]
+	return g, ok
+}
+
+// ResourceList is the APIResourceList document of a group version ("v1",
+// "apps/v1").
+func (x *Index) ResourceList(gv string) ([]byte, bool) {
+	data, ok := x.discovery.resourceLists[gv]
+	return data, ok
+}
+
+// Aggregated is the aggregated discovery document of /api or /apis.
+func (x *Index) Aggregated(path string) AggregatedDoc { return x.discovery.aggregated[path] }
+
+// AggregatedFormats are the versions of aggregated discovery ("v2",
+// "v2beta1") the bundle's server offered.
+func (x *Index) AggregatedFormats() map[string]bool { return x.discovery.formats }

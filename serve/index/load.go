@@ -1,4 +1,4 @@
-package serve
+package index
 
 import (
 	"bytes"
@@ -112,7 +112,7 @@ type loadedTable struct {
 type loadedRow struct {
 	name, namespace string
 	hasObject       bool
-	row             tableRow
+	row             TableRow
 }
 
 type loader struct {
@@ -425,9 +425,9 @@ func decodeTableFile(data []byte) (*loadedTable, error) {
 		return arena[start:len(arena):len(arena)]
 	}
 	rawjson.EachElement(rows, func(row []byte) {
-		r := loadedRow{row: tableRow{cells: keep(rawjson.Get(row, "cells")), conditions: keep(rawjson.Get(row, "conditions"))}}
-		if r.row.cells == nil {
-			r.row.cells = []byte("[]")
+		r := loadedRow{row: TableRow{Cells: keep(rawjson.Get(row, "cells")), Conditions: keep(rawjson.Get(row, "conditions"))}}
+		if r.row.Cells == nil {
+			r.row.Cells = []byte("[]")
 		}
 		if obj := rawjson.Get(row, "object"); len(obj) > 0 && obj[0] == '{' {
 			meta := rawjson.Get(obj, "metadata")

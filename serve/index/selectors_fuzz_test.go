@@ -1,17 +1,20 @@
-package serve
+package index
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
 
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 // FuzzSelectors parses arbitrary label and field selectors as a list
@@ -50,13 +53,14 @@ func FuzzSelectors(f *testing.F) {
 		`{"metadata":{"name":"ev","namespace":"team-a"},"involvedObject":{"kind":"Pod","name":"web-1"},"source":{"component":"kubelet"}}`,
 	}
 	f.Fuzz(func(t *testing.T, labelSelector, fieldSelector string, item []byte) {
-		defer fuzzWatchdog(10 * time.Second)()
+		defer servetest.FuzzWatchdog(10 * time.Second)()
 		q := url.Values{"labelSelector": {labelSelector}, "fieldSelector": {fieldSelector}}
-		opts, err := listOptions(httptest.NewRequest("GET", "/api/v1/pods?"+q.Encode(), nil), false)
-		if err != nil {
+		// As serve decodes the query, with the server's own codec.
+		opts := &metainternalversion.ListOptions{}
+		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, opts); err != nil {
 			return // the server's 400
 		}
-		var objs []*object
+		var objs []*Object
 		var decoded []map[string]any
 		for _, raw := range append(fixed, string(item)) {
 			c, err := compact([]byte(raw))
@@ -71,7 +75,7 @@ func FuzzSelectors(f *testing.F) {
 			if err := json.Unmarshal(c, &m); err != nil {
 				t.Fatalf("compact JSON that does not decode: %v", err)
 			}
-			objs = append(objs, &object{name: lo.name, namespace: lo.namespace, labels: lo.labels, item: c, idx: len(objs)})
+			objs = append(objs, &Object{Name: lo.name, Namespace: lo.namespace, labels: lo.labels, Item: c, idx: len(objs)})
 			decoded = append(decoded, m)
 		}
 		fs := opts.FieldSelector
@@ -79,10 +83,10 @@ func FuzzSelectors(f *testing.F) {
 			fs = fields.Everything()
 		}
 		for _, s := range sets {
-			r := &resource{namespaced: s.namespaced, fields: newFieldIndex()}
+			r := &Resource{Namespaced: s.namespaced, fields: newFieldIndex()}
 			r.fields.sets["v1"] = s.set
 			r.fields.extractValues(objs)
-			sel, msg := newSelector(r, "v1", opts.LabelSelector, opts.FieldSelector)
+			sel, msg := r.Select("v1", opts.LabelSelector, opts.FieldSelector)
 			if want := s.set.Validate(fs); msg != want {
 				t.Fatalf("field selector %q: refused with %q, the contract says %q", fieldSelector, msg, want)
 			}
@@ -95,7 +99,7 @@ func FuzzSelectors(f *testing.F) {
 					want = ls.Matches(labels.Set(labelsOf(decoded[i])))
 				}
 				if got := sel.matches(o); got != want {
-					t.Fatalf("labels %q, fields %q, object %s: matches %v, the contract says %v", labelSelector, fieldSelector, o.item, got, want)
+					t.Fatalf("labels %q, fields %q, object %s: matches %v, the contract says %v", labelSelector, fieldSelector, o.Item, got, want)
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package serve
+package index
 
 import (
 	"encoding/json"
@@ -44,7 +44,7 @@ func TestFieldValuesExtractedAtLoad(t *testing.T) {
 // object, for every label of every object of the small bundle and for
 // objects made to hit every JSON type.
 func TestFieldValuesAsTheContract(t *testing.T) {
-	check := func(name string, set contract.FieldSet, objects []*object) {
+	check := func(name string, set contract.FieldSet, objects []*Object) {
 		t.Helper()
 		f := newFieldIndex()
 		f.sets["v1"] = set
@@ -55,7 +55,7 @@ func TestFieldValuesAsTheContract(t *testing.T) {
 			}
 			for i, o := range objects {
 				var m map[string]any
-				if err := json.Unmarshal(o.item, &m); err != nil {
+				if err := json.Unmarshal(o.Item, &m); err != nil {
 					t.Fatal(err)
 				}
 				want, _ := set.FieldValue(m, label)
@@ -77,14 +77,14 @@ func TestFieldValuesAsTheContract(t *testing.T) {
 	jobs, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"})
 	events, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "events"})
 	custom := contract.CustomResourceFieldSet(true, []string{".spec.size", ".spec.ratio", ".spec.enabled", ".spec.tags", ".spec.nested", ".spec.big", ".spec.text"})
-	objects := func(items ...string) []*object {
-		var out []*object
+	objects := func(items ...string) []*Object {
+		var out []*Object
 		for i, it := range items {
 			c, err := compact([]byte(it))
 			if err != nil {
 				t.Fatalf("item %d: %v", i, err)
 			}
-			out = append(out, &object{item: c, idx: i})
+			out = append(out, &Object{Item: c, idx: i})
 		}
 		return out
 	}

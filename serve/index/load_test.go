@@ -1,0 +1,65 @@
+package index
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/serve/servetest"
+)
+
+func TestNewLoadedObject(t *testing.T) {
+	for _, tc := range []struct {
+		in, body, meta string
+	}{
+		{`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","labels":{"x":"y"}},"spec":{}}`, `{"metadata":{"name":"a","labels":{"x":"y"}},"spec":{}}`, `{"name":"a","labels":{"x":"y"}}`},
+		{`{"metadata":{"name":"b"},"kind":"Pod"}`, `{"metadata":{"name":"b"}}`, `{"name":"b"}`},
+		{`{"spec":{"kind":"x","s":"}\"{"},"metadata":{"name":"c\"d"},"apiVersion":"v1"}`, `{"spec":{"kind":"x","s":"}\"{"},"metadata":{"name":"c\"d"}}`, `{"name":"c\"d"}`},
+		{`{"metadata":{"name":"e","namespace":"n"}}`, `{"metadata":{"name":"e","namespace":"n"}}`, `{"name":"e","namespace":"n"}`},
+	} {
+		o, err := newLoadedObject([]byte(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if string(o.body) != tc.body || string(o.body[o.metaStart:o.metaEnd]) != tc.meta {
+			t.Errorf("%s: body %s meta %s", tc.in, o.body, o.body[o.metaStart:o.metaEnd])
+		}
+	}
+	o, _ := newLoadedObject([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"7","creationTimestamp":"2025-01-01T00:00:00Z","labels":{"k":"v"}}}`))
+	if o.kind != "Pod" || o.apiVersion != "v1" || o.name != "a" || o.namespace != "ns" || o.resourceVersion != "7" || o.created != "2025-01-01T00:00:00Z" || o.labels["k"] != "v" {
+		t.Errorf("identity %+v", o)
+	}
+	for _, bad := range []string{`{"kind":"Pod"}`, `{"metadata":{"namespace":"x"}}`, `{"metadata":"x"}`} {
+		if _, err := newLoadedObject([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+func TestLoadProblems(t *testing.T) {
+	files := servetest.Small()
+	files["cluster-resources/configmaps/broken.json"] = []byte(`{"kind":"ConfigMapList","items":[{"metadata":`)
+	files["cluster-resources/jobs/default.json"] = []byte(`{"kind":"JobList","apiVersion":"batch/v1","items":[{"metadata":{"name":"j"}}]}`)
+	x := load(t, files.WriteDir(t, t.TempDir()))
+	w := strings.Join(x.Warnings, "\n")
+	if !strings.Contains(w, "cluster-resources/configmaps/broken.json") || !strings.Contains(w, "jobs.batch is not in discovery") {
+		t.Errorf("warnings:\n%s", w)
+	}
+	// The rest of the bundle is served.
+	if n := len(x.resources[servetest.ConfigMapsGVR.GroupResource()].objects); n != 2 {
+		t.Errorf("configmaps %d", n)
+	}
+}
+
+// A name that is not UTF-8 is served as Kubernetes' decoder reads it,
+// with U+FFFD for the bad bytes, so a field selector on metadata.name
+// matches what the contract computes from the decoded object (found by
+// FuzzSelectors).
+func TestNamesThatAreNotUTF8(t *testing.T) {
+	o, err := newLoadedObject([]byte("{\"metadata\":{\"name\":\"0\xe8\",\"namespace\":\"n\xff\",\"resourceVersion\":\"\xfe7\"}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.name != "0\uFFFD" || o.namespace != "n\uFFFD" || o.resourceVersion != "\uFFFD7" {
+		t.Errorf("read %q %q %q", o.name, o.namespace, o.resourceVersion)
+	}
+}
