@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -10,16 +9,18 @@ import (
 )
 
 type collectOptions struct {
+	IOStreams
+	printFlags
 	kubeconfig          string
 	context             string
 	namespaces          []string
 	force               bool
 	includeSecretValues bool
-	output              string
+	dest                string
 }
 
 func newCollectCommand(streams IOStreams) *cobra.Command {
-	o := &collectOptions{}
+	o := &collectOptions{IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "collect OUT",
 		Short: "Collect a support bundle of the bundle contract from a live cluster",
@@ -35,40 +36,40 @@ Secret values are masked unless --include-secret-values. What could not be
 collected (a table, a log, a probe) is listed in the summary; the command
 fails only when the cluster cannot be reached or OUT cannot be written.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.output != "" && o.output != "json" {
-				return fmt.Errorf("unknown output format %q: use -o json or nothing", o.output)
-			}
-			return runCollect(cmd.Context(), o, args[0], streams)
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
 	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default the current context)")
 	cmd.Flags().StringSliceVarP(&o.namespaces, "namespace", "n", nil, "collect namespaced resources only in these namespaces (repeatable; default all)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace OUT if it exists")
 	cmd.Flags().BoolVar(&o.includeSecretValues, "include-secret-values", false, "keep the values of Secrets instead of masking them")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "summary format: json")
+	o.printFlags.addFlags(cmd, "summary")
 	return cmd
 }
 
-func runCollect(ctx context.Context, o *collectOptions, dest string, streams IOStreams) error {
+func (o *collectOptions) Complete(args []string) error {
+	o.dest = args[0]
+	return nil
+}
+
+func (o *collectOptions) Validate() error { return o.printFlags.validate() }
+
+func (o *collectOptions) Run(ctx context.Context) error {
 	cfg, err := collect.LoadConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return err
 	}
 	sum, err := collect.Run(ctx, collect.Options{
 		Config: cfg, Namespaces: o.namespaces, IncludeSecretValues: o.includeSecretValues,
-		Dest: dest, Force: o.force, Stdout: streams.Out,
+		Dest: o.dest, Force: o.force, Stdout: o.Out,
 	})
 	if err != nil {
 		return err
 	}
-	out := streams.Out
-	if dest == "-" {
-		out = streams.ErrOut
+	// The summary goes on stderr when the bundle goes to stdout.
+	out := o.Out
+	if o.dest == "-" {
+		out = o.ErrOut
 	}
-	if o.output == "json" {
-		return sum.WriteJSON(out)
-	}
-	return sum.WriteText(out)
+	return o.print(out, sum)
 }

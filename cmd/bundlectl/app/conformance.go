@@ -18,6 +18,7 @@ import (
 )
 
 type conformanceOptions struct {
+	IOStreams
 	kind        bool
 	local       bool
 	kubeconfig  string
@@ -40,10 +41,12 @@ type conformanceOptions struct {
 	reportMD    string
 	junit       string
 	printChecks bool
+
+	runPattern *regexp.Regexp
 }
 
 func newConformanceCommand(streams IOStreams) *cobra.Command {
-	o := &conformanceOptions{}
+	o := &conformanceOptions{IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "conformance (--local | --kind | --kubeconfig PATH)",
 		Short: "Prove that kubectl against a served bundle prints what the live cluster printed",
@@ -81,13 +84,7 @@ The live cluster:
 The report goes to standard output; --report-md and --junit write it for CI.
 The exit code is 0 only when the gate holds.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.printChecks {
-				_, err := streams.Out.Write(conformance.DefaultChecks())
-				return err
-			}
-			return runConformance(cmd.Context(), o, streams)
-		},
+		RunE: runE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.local, "local", false, "run kube-apiserver "+local.Version+" and etcd as local processes (built into the cache on first use)")
@@ -114,9 +111,15 @@ The exit code is 0 only when the gate holds.`,
 	return cmd
 }
 
-// provider builds the live cluster's provider; kindDir is where the kind
-// provider writes its kubeconfig.
-func (o *conformanceOptions) provider(streams IOStreams, kindDir string) (cluster.Provider, bool, error) {
+func (o *conformanceOptions) Complete([]string) error { return nil }
+
+func (o *conformanceOptions) Validate() error {
+	if o.printChecks {
+		return nil
+	}
+	if len(o.namespaces) > 0 && !o.noFixtures {
+		return errors.New("--namespace needs --no-fixtures: with fixtures the gate compares the fixture namespaces")
+	}
 	n := 0
 	for _, set := range []bool{o.local, o.kind, o.kubeconfig != ""} {
 		if set {
@@ -125,29 +128,47 @@ func (o *conformanceOptions) provider(streams IOStreams, kindDir string) (cluste
 	}
 	switch {
 	case n == 0:
-		return nil, false, errors.New("choose the live cluster: --local, --kind or --kubeconfig PATH")
+		return errors.New("choose the live cluster: --local, --kind or --kubeconfig PATH")
 	case n > 1:
-		return nil, false, errors.New("--local, --kind and --kubeconfig exclude each other")
+		return errors.New("--local, --kind and --kubeconfig exclude each other")
 	case !o.kind && (o.kindImage != "" || o.kindVersion != "" || o.kindCLI != ""):
-		return nil, false, errors.New("--kind-image, --kind-version and --kind-runtime need --kind")
-	case o.local:
-		return local.New(local.Options{BuildOutput: streams.ErrOut, Keep: o.keep}), false, nil
+		return errors.New("--kind-image, --kind-version and --kind-runtime need --kind")
 	case o.kind:
 		image, warning, err := kind.Images.Resolve(o.kindImage, o.kindVersion)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		if warning != "" {
-			fmt.Fprintf(streams.ErrOut, "bundlectl: warning: %s\n", warning)
+			fmt.Fprintf(o.ErrOut, "bundlectl: warning: %s\n", warning)
 		}
-		return kind.New(kind.Options{Name: o.kindName, Image: image, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir, Log: streams.ErrOut}), o.keep, nil
+		o.kindImage = image
 	}
-	return cluster.Existing{Path: o.kubeconfig}, true, nil
+	if o.run != "" {
+		var err error
+		if o.runPattern, err = regexp.Compile(o.run); err != nil {
+			return fmt.Errorf("--run: %w", err)
+		}
+	}
+	return nil
 }
 
-func runConformance(ctx context.Context, o *conformanceOptions, streams IOStreams) error {
-	if len(o.namespaces) > 0 && !o.noFixtures {
-		return errors.New("--namespace needs --no-fixtures: with fixtures the gate compares the fixture namespaces")
+// provider builds the live cluster's provider (Validate has resolved the
+// kind node image); kindDir is where the kind provider writes its
+// kubeconfig. outlives says the cluster stays after the run.
+func (o *conformanceOptions) provider(kindDir string) (p cluster.Provider, outlives bool) {
+	switch {
+	case o.local:
+		return local.New(local.Options{BuildOutput: o.ErrOut, Keep: o.keep}), false
+	case o.kind:
+		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir, Log: o.ErrOut}), o.keep
+	}
+	return cluster.Existing{Path: o.kubeconfig}, true
+}
+
+func (o *conformanceOptions) Run(ctx context.Context) error {
+	if o.printChecks {
+		_, err := o.Out.Write(conformance.DefaultChecks())
+		return err
 	}
 	// kind's kubeconfig holds the admin credentials of the cluster: it
 	// goes with the run (kept with the cluster by --keep).
@@ -162,26 +183,17 @@ func runConformance(ctx context.Context, o *conformanceOptions, streams IOStream
 		}
 		kindDir = dir
 	}
-	p, outlives, err := o.provider(streams, kindDir)
-	if err != nil {
-		return err
-	}
-	var run *regexp.Regexp
-	if o.run != "" {
-		if run, err = regexp.Compile(o.run); err != nil {
-			return fmt.Errorf("--run: %w", err)
-		}
-	}
+	p, outlives := o.provider(kindDir)
 	res, err := conformance.Run(ctx, conformance.Options{
 		Provider: p, ClusterOutlivesRun: outlives,
-		Kubectl: o.kubectl, Checks: o.checks, Baseline: o.baseline, Run: run,
+		Kubectl: o.kubectl, Checks: o.checks, Baseline: o.baseline, Run: o.runPattern,
 		NoFixtures: o.noFixtures, Prefix: o.prefix, Namespaces: o.namespaces, IncludeSecretValues: o.secrets,
-		WorkDir: o.workDir, Parallel: o.parallel, Log: streams.ErrOut,
+		WorkDir: o.workDir, Parallel: o.parallel, Log: o.ErrOut,
 	})
 	if err != nil {
 		return err
 	}
-	if err := res.WriteText(streams.Out); err != nil {
+	if err := res.WriteText(o.Out); err != nil {
 		return err
 	}
 	for _, w := range []struct {

@@ -1,7 +1,7 @@
 package app
 
 import (
-	"fmt"
+	"context"
 
 	"github.com/spf13/cobra"
 
@@ -9,30 +9,32 @@ import (
 )
 
 type inspectOptions struct {
-	output string
+	IOStreams
+	printFlags
 	bundle string
 }
 
 func newInspectCommand(streams IOStreams) *cobra.Command {
-	o := &inspectOptions{}
+	o := &inspectOptions{IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "inspect BUNDLE",
 		Short: "Summarise a support bundle: versions, collection time, resources, logs and problems",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.bundle = args[0]
-			if o.output != "" && o.output != "json" {
-				return fmt.Errorf("unknown output format %q: use -o json or nothing", o.output)
-			}
-			return runInspect(o, streams)
-		},
+		RunE:  runE(o),
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output format: json")
+	o.printFlags.addFlags(cmd, "output")
 	return cmd
 }
 
-func runInspect(o *inspectOptions, streams IOStreams) error {
-	b, err := contract.OpenReader(o.bundle, streams.In, contract.DefaultLimits)
+func (o *inspectOptions) Complete(args []string) error {
+	o.bundle = args[0]
+	return nil
+}
+
+func (o *inspectOptions) Validate() error { return o.printFlags.validate() }
+
+func (o *inspectOptions) Run(context.Context) error {
+	b, err := contract.OpenReader(o.bundle, o.In, contract.DefaultLimits)
 	if err != nil {
 		return err
 	}
@@ -41,8 +43,5 @@ func runInspect(o *inspectOptions, streams IOStreams) error {
 	if err != nil {
 		return err
 	}
-	if o.output == "json" {
-		return rep.WriteJSON(streams.Out)
-	}
-	return rep.WriteText(streams.Out)
+	return o.print(o.Out, rep)
 }

@@ -1,8 +1,7 @@
 package app
 
 import (
-	"fmt"
-	"time"
+	"context"
 
 	"github.com/spf13/cobra"
 
@@ -11,13 +10,17 @@ import (
 	"github.com/bundlectl/bundlectl/transform"
 )
 
-// serveOptions are the flags of `bundlectl serve` and `bundlectl shell`.
+// serveOptions are the options of `bundlectl serve` and `bundlectl shell`.
 type serveOptions struct {
+	IOStreams
 	address         string
 	port            int
 	insecureHTTP    bool
 	collectedAt     string
 	writeKubeconfig string
+	verbose         bool
+
+	serve serve.Options
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command) {
@@ -25,33 +28,36 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&o.port, "port", 0, "port of the first bundle's server (the next bundles take the next ports); 0 picks free ports")
 	cmd.Flags().BoolVar(&o.insecureHTTP, "insecure-http", false, "serve plain HTTP without a token instead of HTTPS with a CA and token made for this run")
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) for legacy bundles that do not tell it; ages are computed at it")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log every request on standard error: method, path and query, status, bytes sent and duration")
 	cmd.Flags().StringVar(&o.writeKubeconfig, "write-kubeconfig", "", "write the kubeconfig to this file instead of a new temporary folder (it must not exist; it is removed when serving stops), for scripts that run serve in the background and wait for the file")
 }
 
-func (o *serveOptions) options(bundles []string, streams IOStreams) (serve.Options, error) {
-	var at time.Time
-	if o.collectedAt != "" {
-		var err error
-		if at, err = time.Parse(time.RFC3339, o.collectedAt); err != nil {
-			return serve.Options{}, fmt.Errorf("--collected-at: %w", err)
-		}
-	}
-	return serve.Options{
-		Bundles:      bundles,
+func (o *serveOptions) Complete(args []string) error {
+	o.serve = serve.Options{
+		Bundles:      args,
 		Address:      o.address,
 		Port:         o.port,
 		InsecureHTTP: o.insecureHTTP,
 		Kubeconfig:   o.writeKubeconfig,
-		Upgrade:      transform.UpgradeOnLoad(at, streams.ErrOut),
 		Limits:       contract.DefaultLimits,
-		Stdin:        streams.In,
-		Out:          streams.Out,
-		ErrOut:       streams.ErrOut,
-	}, nil
+		Stdin:        o.In,
+		Out:          o.Out,
+		ErrOut:       o.ErrOut,
+		Verbose:      o.verbose,
+	}
+	return nil
 }
 
+func (o *serveOptions) Validate() error {
+	at, err := parseCollectedAt(o.collectedAt)
+	o.serve.Upgrade = transform.UpgradeOnLoad(at, o.ErrOut)
+	return err
+}
+
+func (o *serveOptions) Run(ctx context.Context) error { return serve.Run(ctx, o.serve) }
+
 func newServeCommand(streams IOStreams) *cobra.Command {
-	o := &serveOptions{}
+	o := &serveOptions{IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "serve BUNDLE [BUNDLE...]",
 		Short: "Serve support bundles to kubectl as read-only Kubernetes API servers",
@@ -71,15 +77,13 @@ bundle was collected.
 
 Writes are refused (405), as are exec, attach, port-forward and proxy;
 logs are those the bundle collected. --address other than a loopback
-address lets other machines read the bundle, and serve warns when it does.`,
+address lets other machines read the bundle, and serve warns when it does.
+
+-v logs one line per request on standard error (method, path and query,
+status, bytes sent, duration), to see what kubectl asked and why it got
+the answer it printed.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := o.options(args, streams)
-			if err != nil {
-				return err
-			}
-			return serve.Run(cmd.Context(), opts)
-		},
+		RunE: runE(o),
 	}
 	o.addFlags(cmd)
 	return cmd

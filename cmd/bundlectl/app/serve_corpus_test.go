@@ -76,10 +76,14 @@ func TestServeCorpus(t *testing.T) {
 func serveForTest(t *testing.T, o *serveOptions, bundle string) (kubeconfig, served string) {
 	t.Helper()
 	var out bytes.Buffer
-	so, err := o.options([]string{bundle}, IOStreams{Out: &out, ErrOut: &out})
-	if err != nil {
+	o.IOStreams = IOStreams{Out: &out, ErrOut: &out}
+	if err := o.Complete([]string{bundle}); err != nil {
 		t.Fatal(err)
 	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	so := o.serve
 	served = bundle
 	upgrade := so.Upgrade
 	so.Upgrade = func(ctx context.Context, b *contract.Bundle) (string, func(), error) {

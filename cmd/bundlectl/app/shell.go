@@ -14,8 +14,15 @@ import (
 	"github.com/bundlectl/bundlectl/serve"
 )
 
+// shellOptions are serve's, with a shell started once the bundle is
+// served.
+type shellOptions struct {
+	serveOptions
+	bundle string
+}
+
 func newShellCommand(streams IOStreams) *cobra.Command {
-	o := &serveOptions{}
+	o := &shellOptions{serveOptions: serveOptions{IOStreams: streams}}
 	cmd := &cobra.Command{
 		Use:   "shell BUNDLE",
 		Short: "Start $SHELL with kubectl pointed at a served support bundle",
@@ -24,19 +31,22 @@ KUBECONFIG set to the bundle's kubeconfig, so kubectl, k9s and other
 clients read the bundle. Exiting the shell stops the server and removes
 the kubeconfig.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runShell(cmd.Context(), o, args[0], streams)
-		},
+		RunE: runE(o),
 	}
 	o.addFlags(cmd)
 	return cmd
 }
 
-// runShell serves the bundle for as long as the shell runs. Ctrl-C typed
-// in the shell also reaches bundlectl (they share the terminal's process
+func (o *shellOptions) Complete(args []string) error {
+	o.bundle = args[0]
+	return o.serveOptions.Complete(args)
+}
+
+// Run serves the bundle for as long as the shell runs. Ctrl-C typed in
+// the shell also reaches bundlectl (they share the terminal's process
 // group) and cancels the parent context, so the server is stopped by the
 // shell's exit instead; SIGTERM and SIGHUP are passed on to the shell.
-func runShell(parent context.Context, o *serveOptions, bundle string, streams IOStreams) error {
+func (o *shellOptions) Run(parent context.Context) error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
 	shell := os.Getenv("SHELL")
@@ -44,15 +54,12 @@ func runShell(parent context.Context, o *serveOptions, bundle string, streams IO
 		shell = "/bin/sh"
 	}
 	var shellErr error
-	so, err := o.options([]string{bundle}, streams)
-	if err != nil {
-		return err
-	}
+	so := o.serve
 	so.Ready = func(kubeconfig string) {
-		fmt.Fprintf(streams.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
+		fmt.Fprintf(o.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
 		c := exec.Command(shell)
-		c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "BUNDLECTL_BUNDLE="+bundle)
-		c.Stdin, c.Stdout, c.Stderr = streams.In, streams.Out, streams.ErrOut
+		c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "BUNDLECTL_BUNDLE="+o.bundle)
+		c.Stdin, c.Stdout, c.Stderr = o.In, o.Out, o.ErrOut
 		if err := c.Start(); err != nil {
 			shellErr = fmt.Errorf("starting %s: %w", shell, err)
 			cancel()

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -13,14 +14,17 @@ import (
 )
 
 type upgradeOptions struct {
+	IOStreams
+	printFlags
 	force       bool
 	strict      bool
 	collectedAt string
-	output      string
+
+	upgrade transform.Options
 }
 
 func newUpgradeCommand(streams IOStreams) *cobra.Command {
-	o := &upgradeOptions{}
+	o := &upgradeOptions{IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "upgrade OLD NEW",
 		Short: "Rewrite a support bundle into the bundle contract: tables beside every list, and discovery",
@@ -36,62 +40,62 @@ never touched. Tables that cannot be made are listed and their raw lists
 copied all the same (--strict makes that an error). Upgrading an upgraded
 bundle changes nothing.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := o.complete(args, streams)
-			if err != nil {
-				return err
-			}
-			sum, err := transform.Upgrade(cmd.Context(), opts)
-			if err != nil {
-				return err
-			}
-			return o.report(sum, streams)
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace NEW if it exists")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "exit non-zero when any table could not be made")
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) that ages are computed at, instead of the one the bundle tells")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "summary format: json")
+	o.printFlags.addFlags(cmd, "summary")
 	return cmd
 }
 
-func (o *upgradeOptions) complete(args []string, streams IOStreams) (transform.Options, error) {
-	opts := transform.Options{Source: args[0], Dest: args[1], Force: o.force, Stdin: streams.In, Stdout: streams.Out, Limits: contract.DefaultLimits}
-	if o.output != "" && o.output != "json" {
-		return opts, fmt.Errorf("unknown output format %q: use -o json or nothing", o.output)
+func (o *upgradeOptions) Complete(args []string) error {
+	o.upgrade = transform.Options{Source: args[0], Dest: args[1], Force: o.force, Stdin: o.In, Stdout: o.Out, Limits: contract.DefaultLimits}
+	if f, ok := o.ErrOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		o.upgrade.Progress = f
 	}
-	if o.collectedAt != "" {
-		t, err := time.Parse(time.RFC3339, o.collectedAt)
-		if err != nil {
-			return opts, fmt.Errorf("--collected-at: %w", err)
-		}
-		opts.CollectedAt = t
-	}
-	if f, ok := streams.ErrOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		opts.Progress = f
-	}
-	return opts, nil
+	return nil
 }
 
-// report writes the summary where it does not mix with the bundle: on
-// stderr when the bundle itself goes to stdout.
-func (o *upgradeOptions) report(sum *transform.Summary, streams IOStreams) error {
-	out := streams.Out
-	if sum.Dest == "-" {
-		out = streams.ErrOut
+func (o *upgradeOptions) Validate() error {
+	if err := o.printFlags.validate(); err != nil {
+		return err
 	}
-	var err error
-	if o.output == "json" {
-		err = sum.WriteJSON(out)
-	} else {
-		err = sum.WriteText(out)
-	}
+	at, err := parseCollectedAt(o.collectedAt)
+	o.upgrade.CollectedAt = at
+	return err
+}
+
+func (o *upgradeOptions) Run(ctx context.Context) error {
+	sum, err := transform.Upgrade(ctx, o.upgrade)
 	if err != nil {
 		return err
 	}
+	// The summary goes where it does not mix with the bundle: on stderr
+	// when the bundle itself goes to stdout.
+	out := o.Out
+	if sum.Dest == "-" {
+		out = o.ErrOut
+	}
+	if err := o.print(out, sum); err != nil {
+		return err
+	}
 	if o.strict && len(sum.Problems) > 0 {
-		fmt.Fprintf(streams.ErrOut, "bundlectl: %d table(s) could not be made (--strict)\n", len(sum.Problems))
+		fmt.Fprintf(o.ErrOut, "bundlectl: %d table(s) could not be made (--strict)\n", len(sum.Problems))
 		return exitError{code: 2}
 	}
 	return nil
+}
+
+// parseCollectedAt reads --collected-at; "" is the zero time (the bundle
+// tells).
+func parseCollectedAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--collected-at: %w", err)
+	}
+	return t, nil
 }

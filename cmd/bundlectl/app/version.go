@@ -1,26 +1,40 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // kubernetesModule is the release whose printers and scheme bundlectl embeds.
 const kubernetesModule = "k8s.io/kubernetes"
 
+type versionOptions struct {
+	IOStreams
+}
+
 func newVersionCommand(streams IOStreams) *cobra.Command {
+	o := &versionOptions{IOStreams: streams}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print bundlectl's version and the Kubernetes release it embeds",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			v, k8s := buildVersions()
-			fmt.Fprintf(streams.Out, "bundlectl %s (Kubernetes %s, bundle schema %s)\n", v, k8s, schemaVersion())
-			return nil
-		},
+		RunE:  runE(o),
 	}
+}
+
+func (o *versionOptions) Complete([]string) error { return nil }
+
+func (o *versionOptions) Validate() error { return nil }
+
+func (o *versionOptions) Run(context.Context) error {
+	v, k8s := buildVersions()
+	_, err := fmt.Fprintf(o.Out, "bundlectl %s (Kubernetes %s, bundle schema %s)\n", v, k8s, contract.SchemaVersion)
+	return err
 }
 
 // buildVersions reads versions from the binary's build info, so that

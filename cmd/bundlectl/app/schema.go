@@ -1,5 +1,0 @@
-package app
-
-import "github.com/bundlectl/bundlectl/contract"
-
-func schemaVersion() string { return contract.SchemaVersion }
