@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/local"
 	"github.com/bundlectl/bundlectl/conformance/local/localtest"
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // e2eChecks is a small matrix: enough to run kubectl's table, wide,
@@ -35,18 +35,6 @@ const e2eChecks = `checks:
   normalize: [ages, resourceVersion]
 `
 
-func e2eKubectl(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("kubectl")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no kubectl in PATH (CI=true makes this a failure): %v", err)
-		}
-		t.Skipf("no kubectl in PATH: %v", err)
-	}
-	return p
-}
-
 func runLocalGate(t *testing.T, binDir string, mutate func(string) error) *Result {
 	t.Helper()
 	baseline := filepath.Join(t.TempDir(), "baseline.yaml")
@@ -58,7 +46,7 @@ func runLocalGate(t *testing.T, binDir string, mutate func(string) error) *Resul
 	defer cancel()
 	res, err := Run(ctx, Options{
 		Provider:     local.New(local.Options{BinDir: binDir, NoBuild: true}),
-		Kubectl:      e2eKubectl(t),
+		Kubectl:      testenv.LookPath(t, "kubectl"),
 		Baseline:     baseline,
 		Prefix:       "e2e",
 		WorkDir:      t.TempDir(),

@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,9 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata/")
 
 // goldenResult is a run with one of everything a report shows. Its diffs
 // are written out rather than made by go-cmp, whose output varies from
@@ -68,7 +66,7 @@ func goldenResult() *Result {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if testenv.Update() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

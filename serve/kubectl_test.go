@@ -6,72 +6,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bundlectl/bundlectl/internal/testenv"
 	"github.com/bundlectl/bundlectl/serve/index"
 )
-
-// kubectlDir holds the real kubectl of each minor version, kubectl.1.27
-// and later: every one of them is tested (the issue asks for 1.29 to 1.36;
-// 1.27 and 1.28 are what older CI images and laptops still carry).
-const kubectlDir = "/usr/lib/google-cloud-sdk/bin"
-
-// kubectls finds the real kubectl binaries from 1.27 on, by minor.
-// BUNDLECTL_KUBECTLS, when set, names the clients to test instead (paths
-// separated by spaces; make serve-clients sets it to 1.27 to 1.37).
-// Without any the test is skipped on a laptop, but it fails in CI
-// (CI=true), where missing binaries would silently turn the most
-// important test off.
-func kubectls(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	if list := os.Getenv("BUNDLECTL_KUBECTLS"); list != "" {
-		for _, p := range strings.Fields(list) {
-			v, err := kubectlMinor(p)
-			if err != nil {
-				t.Fatalf("BUNDLECTL_KUBECTLS: %s: %v", p, err)
-			}
-			out[v] = p
-		}
-		return out
-	}
-	for minor := 27; minor <= 40; minor++ {
-		v := "1." + strconv.Itoa(minor)
-		p := filepath.Join(kubectlDir, "kubectl."+v)
-		if _, err := os.Stat(p); err == nil {
-			out[v] = p
-		}
-	}
-	if len(out) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no kubectl.1.27 or later in %s (CI=true makes this a failure)", kubectlDir)
-		}
-		t.Skipf("no kubectl.1.27 or later in %s", kubectlDir)
-	}
-	return out
-}
-
-// kubectlMinor asks a kubectl binary its minor version ("1.34").
-func kubectlMinor(bin string) (string, error) {
-	data, err := exec.Command(bin, "version", "--client", "-o", "json").Output()
-	if err != nil {
-		return "", err
-	}
-	var v struct {
-		ClientVersion struct{ Major, Minor string }
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return "", err
-	}
-	if v.ClientVersion.Major == "" || v.ClientVersion.Minor == "" {
-		return "", errors.New("kubectl version --client names no version")
-	}
-	return v.ClientVersion.Major + "." + strings.TrimSuffix(v.ClientVersion.Minor, "+"), nil
-}
 
 type kubectlCase struct {
 	name string
@@ -142,7 +83,7 @@ web-2   1/1     Running   0          5h    10.42.0.5   node-2   <none>          
 }
 
 func TestKubectl(t *testing.T) {
-	bins := kubectls(t)
+	bins := testenv.Kubectls(t)
 	kubeconfig, _, _ := startRun(t, Options{Bundles: []string{smallBundle(t)}})
 	for version, bin := range bins {
 		t.Run(version, func(t *testing.T) {

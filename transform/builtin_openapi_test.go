@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/bundlectl/bundlectl/conformance/local/localtest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // fetchLiveOpenAPI reads every document of a server's /openapi/v3 index
@@ -81,7 +82,7 @@ func fetchLiveOpenAPI(t *testing.T, kubeconfig string) *builtinOpenAPI {
 func TestBuiltinOpenAPIIsCurrent(t *testing.T) {
 	c := localtest.Start(t)
 	live := fetchLiveOpenAPI(t, c.Kubeconfig)
-	if *update {
+	if testenv.Update() {
 		data, err := encodeBuiltinOpenAPI(live)
 		if err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package transform
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,9 +12,8 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/local/localtest"
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite builtin-discovery.json and builtin-openapi.tar.zst from a live kube-apiserver")
 
 // The built-in discovery stands in for what a default kube-apiserver of
 // the pinned release serves: compare it with one, through the reference
@@ -39,7 +37,7 @@ func TestBuiltinDiscoveryIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
+	if testenv.Update() {
 		live.CollectedAt = builtinDiscovery().CollectedAt
 		data, err := live.Marshal()
 		if err != nil {

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/local/localtest"
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 	"github.com/bundlectl/bundlectl/serve"
 	"github.com/bundlectl/bundlectl/transform"
 )
@@ -135,31 +135,6 @@ var explainCommands = [][]string{
 	{"explain", "pods.spec.volumes", "--output=plaintext-openapiv2"},
 }
 
-const kubectlDir = "/usr/lib/google-cloud-sdk/bin"
-
-func kubectls(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for minor := 27; minor <= 40; minor++ {
-		v := "1." + strconv.Itoa(minor)
-		if p := filepath.Join(kubectlDir, "kubectl."+v); fileExists(p) {
-			out[v] = p
-		}
-	}
-	if len(out) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no kubectl.1.27 or later in %s (CI=true makes this a failure)", kubectlDir)
-		}
-		t.Skipf("no kubectl.1.27 or later in %s", kubectlDir)
-	}
-	return out
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 type kubectlResult struct {
 	stdout, stderr string
 	code           int
@@ -193,7 +168,7 @@ func runKubectl(t *testing.T, bin, kubeconfig, kubeContext, stdin string, args .
 // as against the live server, for every kubectl from 1.27; and the
 // upgrade's documents are the live server's, byte for byte.
 func TestExplainMatchesLiveServer(t *testing.T) {
-	bins := kubectls(t)
+	bins := testenv.Kubectls(t)
 	c := localtest.Start(t)
 	ctx := context.Background()
 	anyKubectl := bins["1.33"]

@@ -3,7 +3,6 @@ package transform_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,10 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 	"github.com/bundlectl/bundlectl/transform"
 )
-
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the current tables")
 
 // TestGoldenTables guards the tables of the example bundle, which holds a
 // kind of every group troubleshoot collects in every hard state (pods in
@@ -32,7 +30,7 @@ func TestGoldenTables(t *testing.T) {
 	upgrade(t, exampleBundle, out, transform.Options{})
 	got := renderTables(t, out)
 	golden := filepath.Join("testdata", "golden", "example-bundle.txt")
-	if *updateGolden {
+	if testenv.Update() {
 		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +41,7 @@ func TestGoldenTables(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (go test -run %s -update-golden writes it)", err, t.Name())
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("tables differ from %s (-want +got):\n%s", golden, diff)

@@ -8,14 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bundlectl/bundlectl/conformance/local/localtest"
 	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // TestBenchPeers is `make bench-peers`: the whole benchmark, run only
@@ -196,31 +195,14 @@ func bundlectlBinary(t *testing.T) string {
 	return out
 }
 
-// kubectlDir holds the real kubectl of each minor version.
-const kubectlDir = "/usr/lib/google-cloud-sdk/bin"
-
-// kubectlBinary is BUNDLECTL_PEERS_KUBECTL, the newest kubectl.1.N in
-// kubectlDir, or kubectl from PATH.
+// kubectlBinary is BUNDLECTL_PEERS_KUBECTL, else the kubectl the tests
+// run.
 func kubectlBinary(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("BUNDLECTL_PEERS_KUBECTL"); p != "" {
 		return p
 	}
-	matches, _ := filepath.Glob(filepath.Join(kubectlDir, "kubectl.1.*"))
-	sort.Slice(matches, func(i, j int) bool { return minor(matches[i]) < minor(matches[j]) })
-	if len(matches) > 0 {
-		return matches[len(matches)-1]
-	}
-	p, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skipf("no kubectl: %v", err)
-	}
-	return p
-}
-
-func minor(path string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(path), "kubectl.1."))
-	return n
+	return testenv.Kubectl(t)
 }
 
 // The kubectl figures send the User-Agent client-go builds for kubectl.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
 	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // TestMain lets testscript run `bundlectl` in process: the scripts call the
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	root := contracttest.RepoRoot(t)
 	corpus := ""
-	if os.Getenv("CI") == "true" || hasCorpus(root) {
+	if testenv.CI() || hasCorpus(root) {
 		corpus = contracttest.CorpusDir(t)
 	}
 	testscript.Run(t, testscript.Params{

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 	"github.com/bundlectl/bundlectl/serve"
 )
 
@@ -31,7 +32,7 @@ import (
 // namespace.
 func TestServeCorpus(t *testing.T) {
 	corpus := contracttest.CorpusDir(t)
-	kubectl := RequireKubectl(t)
+	kubectl := testenv.Kubectl(t)
 	for _, rb := range contracttest.RealBundles {
 		t.Run(rb.Name, func(t *testing.T) {
 			t.Parallel()

@@ -8,8 +8,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
 	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // TestServeScripts runs testdata/script/serve*.txtar: `bundlectl serve`
@@ -20,14 +20,14 @@ import (
 //
 // The scripts see $EXAMPLE (the example bundle the repo ships), $HOME
 // (a fresh folder, for kubectl's discovery cache) and `kubectl` on PATH.
-// UPDATE_SCRIPTS=1 rewrites their golden files from what kubectl prints.
+// -update rewrites their golden files from what kubectl prints.
 func TestServeScripts(t *testing.T) {
 	root := contracttest.RepoRoot(t)
 	files, err := filepath.Glob(filepath.Join(root, "testdata", "script", "serve*.txtar"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no serve scripts: %v", err)
 	}
-	kubectl := app.RequireKubectl(t)
+	kubectl := testenv.Kubectl(t)
 	bin := t.TempDir()
 	if err := os.Symlink(kubectl, filepath.Join(bin, "kubectl")); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestServeScripts(t *testing.T) {
 			"waitfile": waitFile,
 		},
 		RequireExplicitExec: true,
-		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		UpdateScripts:       testenv.Update(),
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/conformance/local"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // buildTimeout bounds a build made for a test in CI.
@@ -38,7 +39,7 @@ func RequireBinaries(t testing.TB) string {
 	if !errors.Is(err, local.ErrNotBuilt) {
 		t.Fatal(err)
 	}
-	if os.Getenv("CI") != "true" {
+	if !testenv.CI() {
 		t.Skipf("kube-apiserver %s and etcd are not built in %s: run `%s` once (several minutes)",
 			local.Version, dir, local.BuildCommand(dir))
 	}
