@@ -44,7 +44,7 @@ bench-long:
 # and rewrites BENCHMARKS.md.
 bench-peers: apiserver build
 	BUNDLECTL_BENCH_PEERS=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) BENCHMARKS_MD=$(CURDIR)/BENCHMARKS.md \
-		$(GO) test -count=1 -run '^TestBenchPeers$$' -timeout 15m ./conformance/peers/
+		$(GO) test -count=1 -run '^TestBenchPeers$$' -timeout 15m ./internal/peers/
 
 # The long load run: 200 concurrent clients for 30 s against a served
 # 10k-pod bundle (the default suite runs a short one).

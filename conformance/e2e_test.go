@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/conformance/local"
-	"github.com/bundlectl/bundlectl/conformance/local/localtest"
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 

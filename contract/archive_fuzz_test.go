@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 )
 
 // fuzzLimits keep each input small enough to be read in a millisecond.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 )
 
 // The contract and the server (its index, its test helpers and every
@@ -24,6 +24,28 @@ func TestNoKubernetesMonolith(t *testing.T) {
 		for _, line := range strings.Split(string(out), "\n") {
 			if line == "k8s.io/kubernetes" || strings.HasPrefix(line, "k8s.io/kubernetes/") {
 				t.Errorf("%s depends on %s", pkgs, line)
+			}
+		}
+	}
+}
+
+// What only tests use lives under internal/: the packages of the product
+// (their tests included) import nothing of the conformance harness, whose
+// local kube-apiserver they reach through internal/localtest.
+func TestTestsImportNoHarness(t *testing.T) {
+	root := contracttest.RepoRoot(t)
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
+		"./contract/...", "./serve/...", "./transform/...")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ": ")
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, "github.com/bundlectl/bundlectl/conformance") {
+				t.Errorf("%s imports %s", pkg, imp)
 			}
 		}
 	}

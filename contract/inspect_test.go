@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 )
 
 // count maps the summary rows to the counts the corpus table names.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
-	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 // The benchmarks serve servetest.BenchBundle's 10,000 pods. Requests go

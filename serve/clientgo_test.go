@@ -25,8 +25,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/bundlectl/bundlectl/internal/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
-	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 // countingServer serves the small bundle and counts requests by method

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/serve/servetest"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
 // FuzzHandler sends arbitrary requests (method, path and query, Accept,

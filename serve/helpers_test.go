@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
-	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 const testToken = "test-token"

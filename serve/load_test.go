@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
-	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 // TestArchiveAndFolder checks that a bundle serves the same from an

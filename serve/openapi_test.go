@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
-	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 // Documents shaped as kube-apiserver serves them, small.

@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/serve/servetest"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
 func TestIsKubectl(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bundlectl/bundlectl/internal/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
-	"github.com/bundlectl/bundlectl/serve/servetest"
 )
 
 // endpoints lists a path of every kind the server answers for the small

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/serve/servetest"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
 func TestTableList(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 	"github.com/bundlectl/bundlectl/transform"
 )
 

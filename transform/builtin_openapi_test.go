@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/bundlectl/bundlectl/conformance/local/localtest"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 

@@ -8,10 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/bundlectl/bundlectl/conformance/local"
-	"github.com/bundlectl/bundlectl/conformance/local/localtest"
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
@@ -20,7 +19,7 @@ import (
 // collector.
 func TestBuiltinDiscoveryIsCurrent(t *testing.T) {
 	// The release's defaults: no feature gates, no extra API versions.
-	_, c := localtest.StartWith(t, local.Options{FeatureGates: []string{}, RuntimeConfig: "v1=true"})
+	_, c := localtest.StartWith(t, localtest.Options{FeatureGates: []string{}, RuntimeConfig: "v1=true"})
 	cfg, err := collect.LoadConfig(c.Kubeconfig, "")
 	if err != nil {
 		t.Fatal(err)

@@ -19,9 +19,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/bundlectl/bundlectl/conformance/local/localtest"
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 	"github.com/bundlectl/bundlectl/serve"
 	"github.com/bundlectl/bundlectl/transform"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 	"github.com/bundlectl/bundlectl/transform"
 )
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/conformance/local"
-	"github.com/bundlectl/bundlectl/conformance/local/localtest"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 )
 
 var _ cluster.Provider = (*local.Provider)(nil)

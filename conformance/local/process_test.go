@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/conformance/local"
-	"github.com/bundlectl/bundlectl/conformance/local/localtest"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 

@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/bundlectl/bundlectl/conformance/local"
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 )
 
 func run(t *testing.T, opts collect.Options) (*collect.Summary, *collected) {
@@ -111,7 +111,7 @@ func checkDiscovery(t *testing.T, c *collected, srv *server) {
 	d := c.discovery(t)
 	var apis metav1.APIGroupList
 	decode(t, "/apis", srv.get("/apis", nil, "application/json"), &apis)
-	if d.BundleSchemaVersion != "1.0" || d.APIVersion != "v1" || d.KubernetesVersion != local.Version {
+	if d.BundleSchemaVersion != "1.0" || d.APIVersion != "v1" || d.KubernetesVersion != localtest.Version {
 		t.Errorf("discovery header: %q %q %q", d.BundleSchemaVersion, d.APIVersion, d.KubernetesVersion)
 	}
 	if len(d.Groups) == 0 || d.Groups[0].Name != "" || !reflect.DeepEqual(d.Groups[1:], apis.Groups) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/serve/servetest"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
 func TestNewLoadedObject(t *testing.T) {

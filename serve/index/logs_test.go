@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/serve/servetest"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
 // TestLogsFromArchive checks that logs are extracted from an archive at

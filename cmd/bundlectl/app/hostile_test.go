@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 )
 
 // hostileMaxRSS is the memory bound every command keeps on every hostile

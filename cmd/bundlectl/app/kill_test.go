@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 )
 
 // TestUpgradeKilled kills `bundlectl upgrade` of a generated bundle at

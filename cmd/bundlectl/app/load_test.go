@@ -30,7 +30,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 )
 
 // TestLoad is the bounded load test of `bundlectl serve`: a generated

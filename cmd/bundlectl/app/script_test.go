@@ -9,7 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 	"github.com/bundlectl/bundlectl/serve"
 )

@@ -166,7 +166,7 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Benchmarks against the peers\n\n")
-	p("Written by `make bench-peers` (package conformance/peers) on %s. Every figure is\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))
+	p("Written by `make bench-peers` (package internal/peers) on %s. Every figure is\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))
 	p("measured on bundlectl and on its peer in the same run, alternately, on the same\n")
 	p("objects; the ratio is peer/bundlectl, so above 1 is bundlectl ahead. Values are medians.\n")
 	p("The floor is the same requests answered by a server that only writes the bytes bundlectl\n")

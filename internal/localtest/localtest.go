@@ -23,6 +23,13 @@ import (
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
+// Options are the local provider's, for StartWith: tests name them
+// through this package, not conformance/local.
+type Options = local.Options
+
+// Version is the Kubernetes release Start runs.
+const Version = local.Version
+
 // buildTimeout bounds a build made for a test in CI.
 const buildTimeout = 30 * time.Minute
 

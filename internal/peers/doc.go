@@ -1,7 +1,7 @@
 // Package peers is `make bench-peers`: bundlectl measured against its real
-// peers on the same generated bundle in one run; it lives under
-// conformance because, like the gate, it puts a served bundle beside the
-// pinned kube-apiserver of the --local provider.
+// peers on the same generated bundle in one run; it lives under internal
+// because only the benchmark runs it, and like the gate it puts a served
+// bundle beside the pinned kube-apiserver of the --local provider.
 //
 // Run generates the benchmark bundle (contracttest.Large: 10,000 pods of
 // 3-6 kB with managedFields, owner references, two containers and full

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/conformance/local/localtest"
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/conformance/local"
-	"github.com/bundlectl/bundlectl/contract/contracttest"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
 )
 
 // Options configure Run.
