@@ -56,16 +56,23 @@ func Kubectls(t testing.TB) map[string]string {
 // kubectl on PATH. Without one, see Missing.
 func Kubectl(t testing.TB) string {
 	t.Helper()
+	p := FindKubectl()
+	if p == "" {
+		Missing(t, "no kubectl in %s or on PATH", KubectlDir)
+	}
+	return p
+}
+
+// FindKubectl is Kubectl's search, "" when it finds none, for a test that
+// decides itself what a missing kubectl means (a testscript condition).
+func FindKubectl() string {
 	for minor := lastMinor; minor >= firstMinor; minor-- {
 		if p := pinnedKubectl(minor); p != "" {
 			return p
 		}
 	}
-	if p, err := exec.LookPath("kubectl"); err == nil {
-		return p
-	}
-	Missing(t, "no kubectl in %s or on PATH", KubectlDir)
-	return ""
+	p, _ := exec.LookPath("kubectl")
+	return p
 }
 
 // LookPath returns the program name on PATH (the kubectl a user's

@@ -1,10 +1,12 @@
 package app_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -25,35 +27,81 @@ func TestMain(m *testing.M) {
 	}))
 }
 
-// TestScripts runs testdata/script/*.txtar. $CORPUS is the folder of real
-// bundles; scripts that need it start with `[!corpus] skip`, and in CI the
-// corpus is required, so nothing is skipped there.
+// TestScripts runs testdata/script/*.txtar, every script of bundlectl's
+// command line, with one testscript.Run. The scripts see $CORPUS (the
+// folder of real bundles), $EXAMPLE (the example bundle the repo ships),
+// $HOME (a fresh folder, for kubectl's discovery cache) and the kubectl
+// the tests run first on PATH. Conditions: [corpus] and [kubectl]; a
+// script that needs one starts with `[!corpus] skip` or `[!kubectl] skip`,
+// and in CI (CI=true) neither may be missing, so nothing is skipped there.
+// `waitfile FILE` waits for the kubeconfig a background `bundlectl serve
+// --write-kubeconfig FILE` writes once it serves. go test -update
+// rewrites the scripts' golden files from what the commands print.
 func TestScripts(t *testing.T) {
 	root := contracttest.RepoRoot(t)
 	corpus := ""
 	if testenv.CI() || hasCorpus(root) {
 		corpus = contracttest.CorpusDir(t)
 	}
+	kubectl := testenv.FindKubectl()
+	bin := t.TempDir()
+	if kubectl != "" {
+		if err := os.Symlink(kubectl, filepath.Join(bin, "kubectl")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	example := filepath.Join(root, "testdata", "example-bundle", "support-bundle-2025-11-20T10_00_00")
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join(root, "testdata", "script"),
+		Dir: filepath.Join("testdata", "script"),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CORPUS", corpus)
-			return nil
+			env.Setenv("EXAMPLE", example)
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "corpus":
 				return corpus != "", nil
+			case "kubectl":
+				if kubectl == "" && testenv.CI() {
+					return false, fmt.Errorf("no kubectl in %s or on PATH (CI=true makes this a failure)", testenv.KubectlDir)
+				}
+				return kubectl != "", nil
 			}
-			return false, nil
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile": waitFile,
 		},
 		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       testenv.Update(),
 	})
 }
 
 func hasCorpus(root string) bool {
 	_, err := os.Stat(filepath.Join(root, "..", "shared", "bundles", "SOURCES.md"))
 	return err == nil || os.Getenv("BUNDLECTL_CORPUS") != ""
+}
+
+// waitFile waits for a file to appear: `waitfile FILE` waits up to 60s
+// for the kubeconfig a background `bundlectl serve --write-kubeconfig
+// FILE` writes once it serves.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not appear within 60s", args[0])
+		}
+	}
 }
 
 // peakFileEnv names the file a bundlectl child writes its own peak RSS
