@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance conformance-clients serve-clients clean apiserver
+.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance conformance-clients serve-clients clean apiserver generate
 
 all: build
 
@@ -23,6 +23,11 @@ test: apiserver
 # and the conformance gate's --local provider start them.
 apiserver:
 	scripts/build-local-apiserver.sh
+
+# Data captured from a live kube-apiserver of the pinned release (the
+# built-in discovery and OpenAPI documents), rewritten from one.
+generate: apiserver
+	$(GO) generate ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

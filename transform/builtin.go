@@ -7,6 +7,12 @@ import (
 	"github.com/bundlectl/bundlectl/contract"
 )
 
+// The captured data (builtin-discovery.json, builtin-openapi.tar.zst)
+// is rewritten from a live kube-apiserver of the pinned release by the
+// tests that check it:
+//
+//go:generate go test -count=1 -run ^(TestBuiltinDiscoveryIsCurrent|TestBuiltinOpenAPIIsCurrent)$ . -update
+
 // builtinDiscoveryJSON is the discovery a kube-apiserver of the pinned
 // release serves with its default configuration, read from a real one
 // (TestBuiltinDiscoveryIsCurrent checks it and -update rewrites it). It
