@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/conformance/local"
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
@@ -45,7 +45,7 @@ func runLocalGate(t *testing.T, binDir string, mutate func(string) error) *Resul
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Options{
-		Provider:     local.New(local.Options{BinDir: binDir, NoBuild: true}),
+		Provider:     localapiserver.New(localapiserver.Options{BinDir: binDir, NoBuild: true}),
 		Kubectl:      testenv.LookPath(t, "kubectl"),
 		Baseline:     baseline,
 		Prefix:       "e2e",

@@ -183,14 +183,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, s := range st {
 		fmt.Fprintf(&b, "%-*s  %6d  %6d  %8d  %6d\n", width, s.Check, s.Cases, s.Passed, s.Accepted, s.Failed)
 	}
-	var failed, accepted []*CaseResult
-	for _, c := range r.all() {
-		if c.Failed() {
-			failed = append(failed, c)
-		} else if c.Diverged() {
-			accepted = append(accepted, c)
-		}
-	}
+	failed, accepted := r.divergedCases()
 	if len(failed) > 0 {
 		fmt.Fprintf(&b, "\nFailures (%d):\n", len(failed))
 		for _, c := range failed {
@@ -261,14 +254,7 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "| `%s`%s | %d | %d | %d | %d |\n", s.Check, mark, s.Cases, s.Passed, s.Accepted, s.Failed)
 	}
-	var failed, accepted []*CaseResult
-	for _, c := range r.all() {
-		if c.Failed() {
-			failed = append(failed, c)
-		} else if c.Diverged() {
-			accepted = append(accepted, c)
-		}
-	}
+	failed, accepted := r.divergedCases()
 	if len(failed) > 0 {
 		fmt.Fprintf(&b, "\n### Failures (%d)\n\n", len(failed))
 		for _, c := range failed {
@@ -421,4 +407,17 @@ func (r *Result) WriteJUnit(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// divergedCases splits the cases that diverged into those that fail the
+// gate and those the baseline accepts, in report order.
+func (r *Result) divergedCases() (failed, accepted []*CaseResult) {
+	for _, c := range r.all() {
+		if c.Failed() {
+			failed = append(failed, c)
+		} else if c.Diverged() {
+			accepted = append(accepted, c)
+		}
+	}
+	return failed, accepted
 }

@@ -1,1 +1,1 @@
-../conformance/local/build-local-apiserver.sh
+../internal/localapiserver/build-local-apiserver.sh

@@ -20,7 +20,7 @@ import (
 // (v2.json), as a tar archive compressed with zstd (11 MB of JSON, about
 // 270 KB here: the documents repeat each other, which a long window
 // finds). It is read from a real server with every API version and the
-// gates of conformance/local's defaults, so that it holds every group
+// gates of internal/localapiserver's defaults, so that it holds every group
 // version the release can serve; a group version's document does not
 // depend on which others are enabled (the documents of a default server
 // are the same bytes). TestBuiltinOpenAPIIsCurrent checks it against a

@@ -77,7 +77,7 @@ func fetchLiveOpenAPI(t *testing.T, kubeconfig string) *builtinOpenAPI {
 }
 
 // The built-in OpenAPI documents are what a kube-apiserver of the pinned
-// release, serving every API version with conformance/local's gates,
+// release, serving every API version with internal/localapiserver's gates,
 // publishes: compare them with one.
 func TestBuiltinOpenAPIIsCurrent(t *testing.T) {
 	c := localtest.Start(t)

@@ -1,5 +1,5 @@
 // Package localtest starts a local kube-apiserver (package
-// conformance/local) for one test, for the tests of other packages:
+// internal/localapiserver) for one test, for the tests of other packages:
 //
 //	c := localtest.Start(t)
 //	cfg, _ := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
@@ -19,16 +19,16 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
-	"github.com/bundlectl/bundlectl/conformance/local"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // Options are the local provider's, for StartWith: tests name them
-// through this package, not conformance/local.
-type Options = local.Options
+// through this package, not internal/localapiserver.
+type Options = localapiserver.Options
 
 // Version is the Kubernetes release Start runs.
-const Version = local.Version
+const Version = localapiserver.Version
 
 // buildTimeout bounds a build made for a test in CI.
 const buildTimeout = 30 * time.Minute
@@ -38,28 +38,28 @@ const buildTimeout = 30 * time.Minute
 // with CI=true it builds them, and fails the test if that fails.
 func RequireBinaries(t testing.TB) string {
 	t.Helper()
-	dir := local.BinDir(local.DefaultCacheDir())
-	_, err := local.FindBinaries(dir)
+	dir := localapiserver.BinDir(localapiserver.DefaultCacheDir())
+	_, err := localapiserver.FindBinaries(dir)
 	if err == nil {
 		return dir
 	}
-	if !errors.Is(err, local.ErrNotBuilt) {
+	if !errors.Is(err, localapiserver.ErrNotBuilt) {
 		t.Fatal(err)
 	}
 	if !testenv.CI() {
 		t.Skipf("kube-apiserver %s and etcd are not built in %s: run `%s` once (several minutes)",
-			local.Version, dir, local.BuildCommand(dir))
+			localapiserver.Version, dir, localapiserver.BuildCommand(dir))
 	}
 	t.Logf("CI=true and kube-apiserver is not built in %s: building it", dir)
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
 	w := &logWriter{t: t}
-	if err := local.Build(ctx, dir, w); err != nil {
+	if err := localapiserver.Build(ctx, dir, w); err != nil {
 		w.flush()
 		t.Fatal(err)
 	}
 	w.flush()
-	if _, err := local.FindBinaries(dir); err != nil {
+	if _, err := localapiserver.FindBinaries(dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -69,20 +69,20 @@ func RequireBinaries(t testing.TB) string {
 // deletes it when the test ends.
 func Start(t testing.TB) *cluster.Cluster {
 	t.Helper()
-	_, c := StartWith(t, local.Options{})
+	_, c := StartWith(t, localapiserver.Options{})
 	return c
 }
 
 // StartWith starts a local cluster with opts (binaries from the default
 // cache unless opts says otherwise) and deletes it when the test ends. If
 // the test failed, the end of kube-apiserver's log is logged first.
-func StartWith(t testing.TB, opts local.Options) (*local.Provider, *cluster.Cluster) {
+func StartWith(t testing.TB, opts localapiserver.Options) (*localapiserver.Provider, *cluster.Cluster) {
 	t.Helper()
 	if opts.BinDir == "" && opts.CacheDir == "" {
 		opts.BinDir = RequireBinaries(t)
 	}
 	opts.NoBuild = true
-	p := local.New(opts)
+	p := localapiserver.New(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c, err := p.Create(ctx)

@@ -19,8 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bundlectl/bundlectl/conformance/local"
 	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 )
 
 // Options configure Run.
@@ -30,7 +30,7 @@ type Options struct {
 	Bundlectl string
 	// Kubectl is the real kubectl.
 	Kubectl string
-	// BinDir holds kube-apiserver and etcd (local.BinDir); "" is the
+	// BinDir holds kube-apiserver and etcd (localapiserver.BinDir); "" is the
 	// default cache, built if missing.
 	BinDir string
 	// WorkDir is where the bundles and the servers' files go; "" is a new
@@ -117,7 +117,7 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 		r.rep.Machine.Kubectl = "kubectl " + v.ClientVersion.GitVersion
 	}
 	r.kubectlUA = kubectlUserAgent(v.ClientVersion.GitVersion, v.ClientVersion.GitCommit, v.ClientVersion.Platform)
-	r.rep.Machine.APIServer = local.Version
+	r.rep.Machine.APIServer = localapiserver.Version
 	r.dir = o.WorkDir
 	if r.dir == "" {
 		if r.dir, err = os.MkdirTemp("", "bundlectl-bench-peers-"); err != nil {
@@ -147,7 +147,7 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the generated objects: %w", err)
 	}
-	provider := local.New(local.Options{
+	provider := localapiserver.New(localapiserver.Options{
 		Name:         "bench-peers",
 		BinDir:       o.BinDir,
 		WorkDir:      r.dir,

@@ -212,7 +212,7 @@ func (r *Report) Markdown() string {
 	p("- Load average (1, 5, 15 min) at the start: %s; at the end: %s. The machine is shared with\n", m.LoadBefore, m.LoadAfter)
 	p("  other engineers' tests: a load above the core count means both sides were slowed, which\n")
 	p("  the alternation spreads over both, but absolute times are then pessimistic.\n")
-	p("- Peer: kube-apiserver %s and etcd of the --local provider (conformance/local), release\n", m.APIServer)
+	p("- Peer: kube-apiserver %s and etcd of the --local provider (internal/localapiserver), release\n", m.APIServer)
 	p("  default feature gates, --service-cluster-ip-range=10.96.0.0/12 (the generated Services'\n")
 	p("  addresses); kubectl: %s (%s).\n", m.Kubectl, m.KubectlPath)
 	p("\n## The bundle\n\n")

@@ -13,8 +13,8 @@ import (
 	"github.com/bundlectl/bundlectl/conformance"
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/conformance/kind"
-	"github.com/bundlectl/bundlectl/conformance/local"
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 )
 
 type conformanceOptions struct {
@@ -87,7 +87,7 @@ The exit code is 0 only when the gate holds.`,
 		RunE: runE(o),
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.local, "local", false, "run kube-apiserver "+local.Version+" and etcd as local processes (built into the cache on first use)")
+	f.BoolVar(&o.local, "local", false, "run kube-apiserver "+localapiserver.Version+" and etcd as local processes (built into the cache on first use)")
 	f.BoolVar(&o.kind, "kind", false, "create a kind cluster (needs docker, podman or nerdctl)")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "use the existing cluster of this kubeconfig's current context")
 	f.StringVar(&o.kindName, "kind-name", "bundlectl-conformance", "name of the kind cluster")
@@ -158,7 +158,7 @@ func (o *conformanceOptions) Validate() error {
 func (o *conformanceOptions) provider(kindDir string) (p cluster.Provider, outlives bool) {
 	switch {
 	case o.local:
-		return local.New(local.Options{BuildOutput: o.ErrOut, Keep: o.keep}), false
+		return localapiserver.New(localapiserver.Options{BuildOutput: o.ErrOut, Keep: o.keep}), false
 	case o.kind:
 		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir, Log: o.ErrOut}), o.keep
 	}

@@ -1,4 +1,4 @@
-package local_test
+package localapiserver_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/conformance/local"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 )
 
 // fakeGo puts a `go` command first in PATH that "builds" a binary
@@ -39,7 +39,7 @@ func fakeGo(t *testing.T, delay string) (log string) {
 out=; while [[ $# -gt 0 ]]; do [[ $1 == -o ]] && out=$2; shift; done
 echo "$$ $out" >>` + log + `
 sleep ` + delay + `
-printf '#!/bin/sh\necho "Kubernetes ` + local.Version + `"\necho "etcd Version: ` + strings.TrimPrefix(local.EtcdVersion, "v") + `"\nsleep 0.2\necho "Go Version: fake"\n' >"$out"
+printf '#!/bin/sh\necho "Kubernetes ` + localapiserver.Version + `"\necho "etcd Version: ` + strings.TrimPrefix(localapiserver.EtcdVersion, "v") + `"\nsleep 0.2\necho "Go Version: fake"\n' >"$out"
 chmod +x "$out"
 `
 	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
@@ -61,7 +61,7 @@ func TestConcurrentBuildsShareTheCache(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = local.Build(context.Background(), binDir, &outs[i])
+			errs[i] = localapiserver.Build(context.Background(), binDir, &outs[i])
 		}()
 	}
 	wg.Wait()
@@ -70,7 +70,7 @@ func TestConcurrentBuildsShareTheCache(t *testing.T) {
 			t.Errorf("build %d: %v\n%s", i, err, outs[i].String())
 		}
 	}
-	if _, err := local.FindBinaries(binDir); err != nil {
+	if _, err := localapiserver.FindBinaries(binDir); err != nil {
 		t.Error(err)
 	}
 	data, _ := os.ReadFile(log)
@@ -91,7 +91,7 @@ func TestCancelledBuildStopsEverything(t *testing.T) {
 	binDir := filepath.Join(t.TempDir(), "bin")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- local.Build(ctx, binDir, nil) }()
+	go func() { done <- localapiserver.Build(ctx, binDir, nil) }()
 	var pid int
 	for deadline := time.Now().Add(20 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		data, _ := os.ReadFile(log)
@@ -117,7 +117,7 @@ func TestCancelledBuildStopsEverything(t *testing.T) {
 	if alive(pid) && !zombie(pid) {
 		t.Errorf("the build's go command (pid %d) still runs", pid)
 	}
-	if _, err := local.FindBinaries(binDir); !errors.Is(err, local.ErrNotBuilt) {
+	if _, err := localapiserver.FindBinaries(binDir); !errors.Is(err, localapiserver.ErrNotBuilt) {
 		t.Errorf("after a cancelled build: %v", err)
 	}
 }

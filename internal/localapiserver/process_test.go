@@ -1,4 +1,4 @@
-package local_test
+package localapiserver_test
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/conformance/local"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 	"github.com/bundlectl/bundlectl/internal/localtest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -30,15 +30,15 @@ func TestATakenPortIsRetried(t *testing.T) {
 	defer taken.Close()
 	takenPort := taken.Addr().(*net.TCPAddr).Port
 	calls := 0
-	opts := local.WithPorts(local.Options{BinDir: binDir, WorkDir: t.TempDir(), NoBuild: true}, func(n int) ([]int, error) {
+	opts := localapiserver.WithPorts(localapiserver.Options{BinDir: binDir, WorkDir: t.TempDir(), NoBuild: true}, func(n int) ([]int, error) {
 		calls++
-		ports, err := local.FreePorts(n)
+		ports, err := localapiserver.FreePorts(n)
 		if calls == 1 && err == nil {
 			ports[0] = takenPort // etcd's client port
 		}
 		return ports, err
 	})
-	p := local.New(opts)
+	p := localapiserver.New(opts)
 	c, err := p.Create(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -65,9 +65,9 @@ func TestAPortTakenEveryTimeIsAnError(t *testing.T) {
 	defer taken.Close()
 	work := t.TempDir()
 	calls := 0
-	p := local.New(local.WithPorts(local.Options{BinDir: binDir, WorkDir: work, NoBuild: true}, func(n int) ([]int, error) {
+	p := localapiserver.New(localapiserver.WithPorts(localapiserver.Options{BinDir: binDir, WorkDir: work, NoBuild: true}, func(n int) ([]int, error) {
 		calls++
-		ports, err := local.FreePorts(n)
+		ports, err := localapiserver.FreePorts(n)
 		if err == nil {
 			ports[0] = taken.Addr().(*net.TCPAddr).Port
 		}
@@ -144,12 +144,12 @@ func TestChildrenDieWithTheirParent(t *testing.T) {
 // parent is the program TestChildrenDieWithTheirParent kills: it starts a
 // cluster, reports the PIDs and waits.
 func parent() {
-	p := local.New(local.Options{WorkDir: os.Getenv("BUNDLECTL_LOCAL_WORKDIR"), NoBuild: true})
+	p := localapiserver.New(localapiserver.Options{WorkDir: os.Getenv("BUNDLECTL_LOCAL_WORKDIR"), NoBuild: true})
 	if _, err := p.Create(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("PIDS %d %d\n", local.PIDs(p)[0], local.PIDs(p)[1])
+	fmt.Printf("PIDS %d %d\n", localapiserver.PIDs(p)[0], localapiserver.PIDs(p)[1])
 	time.Sleep(time.Minute)
 	os.Exit(1)
 }

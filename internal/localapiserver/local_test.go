@@ -1,4 +1,4 @@
-package local_test
+package localapiserver_test
 
 import (
 	"bytes"
@@ -19,16 +19,16 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
-	"github.com/bundlectl/bundlectl/conformance/local"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 	"github.com/bundlectl/bundlectl/internal/localtest"
 )
 
-var _ cluster.Provider = (*local.Provider)(nil)
+var _ cluster.Provider = (*localapiserver.Provider)(nil)
 
 func TestMissingBinariesNameTheFolderAndTheBuildCommand(t *testing.T) {
 	cache := t.TempDir()
 	work := t.TempDir()
-	binDir := local.BinDir(cache)
+	binDir := localapiserver.BinDir(cache)
 	// A half-built cache: kube-apiserver is there, etcd is not.
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -36,9 +36,9 @@ func TestMissingBinariesNameTheFolderAndTheBuildCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(binDir, "kube-apiserver"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := local.New(local.Options{CacheDir: cache, WorkDir: work, NoBuild: true})
+	p := localapiserver.New(localapiserver.Options{CacheDir: cache, WorkDir: work, NoBuild: true})
 	_, err := p.Create(context.Background())
-	if !errors.Is(err, local.ErrNotBuilt) {
+	if !errors.Is(err, localapiserver.ErrNotBuilt) {
 		t.Fatalf("err = %v, want ErrNotBuilt", err)
 	}
 	for _, want := range []string{binDir, "scripts/build-local-apiserver.sh " + binDir, "[etcd]"} {
@@ -64,24 +64,24 @@ func TestScriptsLinkToTheEmbeddedScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fi.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("%s is a copy, not a symlink to conformance/local/build-local-apiserver.sh", link)
+		t.Errorf("%s is a copy, not a symlink to internal/localapiserver/build-local-apiserver.sh", link)
 	}
 	data, err := os.ReadFile(link)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(data, local.BuildScript()) {
+	if !bytes.Equal(data, localapiserver.BuildScript()) {
 		t.Errorf("%s differs from the embedded build script", link)
 	}
-	if !bytes.Contains(data, []byte("PINNED_VERSION="+local.Version+"\n")) ||
-		!bytes.Contains(data, []byte("ETCD_VERSION="+local.EtcdVersion+"\n")) {
-		t.Errorf("the build script does not build kube-apiserver %s and etcd %s", local.Version, local.EtcdVersion)
+	if !bytes.Contains(data, []byte("PINNED_VERSION="+localapiserver.Version+"\n")) ||
+		!bytes.Contains(data, []byte("ETCD_VERSION="+localapiserver.EtcdVersion+"\n")) {
+		t.Errorf("the build script does not build kube-apiserver %s and etcd %s", localapiserver.Version, localapiserver.EtcdVersion)
 	}
 }
 
 func TestServer(t *testing.T) {
 	c := localtest.Start(t)
-	if c.Version != local.Version || c.Name == "" {
+	if c.Version != localapiserver.Version || c.Name == "" {
 		t.Errorf("cluster = %+v", c)
 	}
 	fi, err := os.Stat(c.Kubeconfig)
@@ -106,8 +106,8 @@ func TestServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.GitVersion != local.Version {
-			t.Errorf("gitVersion %q, want %s", v.GitVersion, local.Version)
+		if v.GitVersion != localapiserver.Version {
+			t.Errorf("gitVersion %q, want %s", v.GitVersion, localapiserver.Version)
 		}
 	})
 
@@ -260,8 +260,8 @@ var printerKinds = []schema.GroupKind{
 
 func TestDeleteStopsTheProcessesAndRemovesTheWorkDir(t *testing.T) {
 	work := t.TempDir()
-	p, _ := localtest.StartWith(t, local.Options{WorkDir: work})
-	pids := local.PIDs(p)
+	p, _ := localtest.StartWith(t, localapiserver.Options{WorkDir: work})
+	pids := localapiserver.PIDs(p)
 	if len(pids) != 2 {
 		t.Fatalf("PIDs %v, want etcd and kube-apiserver", pids)
 	}
@@ -291,8 +291,8 @@ func TestDeleteStopsTheProcessesAndRemovesTheWorkDir(t *testing.T) {
 
 func TestKeepKeepsTheWorkDirButNotTheProcesses(t *testing.T) {
 	work, logs := t.TempDir(), t.TempDir()
-	p, c := localtest.StartWith(t, local.Options{WorkDir: work, LogDir: logs, Keep: true})
-	pids := local.PIDs(p)
+	p, c := localtest.StartWith(t, localapiserver.Options{WorkDir: work, LogDir: logs, Keep: true})
+	pids := localapiserver.PIDs(p)
 	if err := p.Delete(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -314,11 +314,11 @@ func TestCancelledCreateLeavesNothing(t *testing.T) {
 	work := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var p *local.Provider
+	var p *localapiserver.Provider
 	var pids []int
-	p = local.New(local.WithHook(local.Options{BinDir: binDir, WorkDir: work, NoBuild: true}, func(stage string) {
+	p = localapiserver.New(localapiserver.WithHook(localapiserver.Options{BinDir: binDir, WorkDir: work, NoBuild: true}, func(stage string) {
 		if stage == "apiserver-started" {
-			pids = local.PIDs(p)
+			pids = localapiserver.PIDs(p)
 			for _, pid := range pids {
 				if !alive(pid) {
 					t.Errorf("process %d is not running at %s", pid, stage)
@@ -345,7 +345,7 @@ func TestCancelledCreateLeavesNothing(t *testing.T) {
 func TestAFailingStartShowsTheLogAndLeavesNothing(t *testing.T) {
 	binDir := localtest.RequireBinaries(t)
 	work := t.TempDir()
-	p := local.New(local.Options{BinDir: binDir, WorkDir: work, NoBuild: true,
+	p := localapiserver.New(localapiserver.Options{BinDir: binDir, WorkDir: work, NoBuild: true,
 		APIServerFlags: []string{"--no-such-flag"}})
 	_, err := p.Create(context.Background())
 	if err == nil {
@@ -363,7 +363,7 @@ func TestAFailingStartShowsTheLogAndLeavesNothing(t *testing.T) {
 func TestReadyTimeout(t *testing.T) {
 	binDir := localtest.RequireBinaries(t)
 	work := t.TempDir()
-	p := local.New(local.Options{BinDir: binDir, WorkDir: work, NoBuild: true, ReadyTimeout: time.Millisecond})
+	p := localapiserver.New(localapiserver.Options{BinDir: binDir, WorkDir: work, NoBuild: true, ReadyTimeout: time.Millisecond})
 	_, err := p.Create(context.Background())
 	if err == nil {
 		p.Delete(context.Background())

@@ -2,7 +2,7 @@
 # Builds a real kube-apiserver (and, on request, kubectl) of a Kubernetes
 # release, and the etcd server bundlectl pins, from the Go module proxy
 # into a cache folder. The conformance gate's --local provider (package
-# conformance/local) starts them as processes on loopback.
+# internal/localapiserver) starts them as processes on loopback.
 #
 # Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z] [--kubectl | --kubectl-only] [DEST]
 #   --kube-version  the release to build, default the pinned one (v1.37.1)
@@ -11,7 +11,7 @@
 #                   against the pinned server; no kube-apiserver or etcd)
 #   DEST            defaults to ${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/<release>
 #
-# This file is the only copy of the recipe: package conformance/local
+# This file is the only copy of the recipe: package internal/localapiserver
 # embeds it (so a `go install`ed bundlectl can build the binaries too) and
 # scripts/build-local-apiserver.sh is a symlink to it.
 #

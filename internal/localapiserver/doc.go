@@ -1,4 +1,4 @@
-// Package local provides the live cluster of the conformance gate without
+// Package localapiserver provides the live cluster of the conformance gate without
 // containers (the gate's --local flag): a real kube-apiserver and etcd of
 // the pinned release (Version, EtcdVersion), started as child processes on
 // 127.0.0.1. The binaries are built once from the Go module proxy into
@@ -107,4 +107,4 @@
 // is killed outright leaves its work dir behind but no process.
 //
 // Package localtest starts a server for one test.
-package local
+package localapiserver

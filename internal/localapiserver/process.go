@@ -1,4 +1,4 @@
-package local
+package localapiserver
 
 import (
 	"errors"

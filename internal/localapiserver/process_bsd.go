@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package local
+package localapiserver
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package local
+package localapiserver
 
 // Test-only access to the provider's insides, for package local_test.
 
