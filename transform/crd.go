@@ -2,6 +2,8 @@ package transform
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/bundlectl/bundlectl/contract"
 )
@@ -37,12 +40,26 @@ type crdInfo struct {
 
 	mu         sync.Mutex
 	convertors map[string]versionConvertor
+	variants   map[string]rest.TableConvertor // by version and skipped cells
 }
 
 type versionConvertor struct {
 	conv  rest.TableConvertor
 	dates []int // cells that hold date columns
 	err   error
+	// costly are the columns whose JSONPath walks recursively, priced on
+	// each object before it is evaluated (jsonPathCost).
+	costly []costlyColumn
+	// columns are the version's columns, to build variants from.
+	columns []apiextensionsv1.CustomResourceColumnDefinition
+}
+
+// costlyColumn is a printer column with a recursive descent: its cell
+// (index in the row) and its parsed path.
+type costlyColumn struct {
+	cell  int
+	nodes []jsonpath.Node
+	def   apiextensionsv1.CustomResourceColumnDefinition
 }
 
 // newCRDIndex decodes custom-resource-definitions.json. CRDs that do not
@@ -96,15 +113,41 @@ func (x *crdIndex) all() []*apiextensions.CustomResourceDefinition {
 // when it has none (apiextensions.GetColumnsForVersion). A column whose
 // JSONPath does not parse ends the columns there, as in the server, which
 // logs the error and serves what tableconvertor.New returned.
-func (c *crdInfo) convertor(version string) (rest.TableConvertor, []int, error) {
+func (c *crdInfo) convertor(version string) (versionConvertor, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if vc, ok := c.convertors[version]; ok {
-		return vc.conv, vc.dates, vc.err
+		return vc, vc.err
 	}
 	vc := c.build(version)
 	c.convertors[version] = vc
-	return vc.conv, vc.dates, vc.err
+	return vc, vc.err
+}
+
+// without is the version's convertor with the given costly columns
+// evaluated as `.metadata.name`, a path of constant cost, for a caller
+// that then empties their cells.
+func (c *crdInfo) without(version string, skip []costlyColumn) rest.TableConvertor {
+	key := version
+	for _, col := range skip {
+		key += "/" + strconv.Itoa(col.cell)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if conv, ok := c.variants[key]; ok {
+		return conv
+	}
+	vc := c.convertors[version]
+	columns := slices.Clone(vc.columns)
+	for _, col := range skip {
+		columns[col.cell-1].JSONPath = ".metadata.name"
+	}
+	conv, _ := tableconvertor.New(columns)
+	if c.variants == nil {
+		c.variants = map[string]rest.TableConvertor{}
+	}
+	c.variants[key] = conv
+	return conv
 }
 
 func (c *crdInfo) build(version string) versionConvertor {
@@ -119,13 +162,22 @@ func (c *crdInfo) build(version string) versionConvertor {
 		}
 	}
 	conv, _ := tableconvertor.New(v1columns)
-	var dates []int
+	vc := versionConvertor{conv: conv, columns: v1columns}
 	for i, col := range v1columns {
+		p, err := jsonpath.Parse(col.Name, "{"+col.JSONPath+"}")
+		if err != nil {
+			// The server's columns end here (tableconvertor.New).
+			vc.columns = v1columns[:i]
+			break
+		}
 		if col.Type == "date" {
-			dates = append(dates, i+1) // after the Name cell
+			vc.dates = append(vc.dates, i+1) // after the Name cell
+		}
+		if walksRecursively(p.Root.Nodes) {
+			vc.costly = append(vc.costly, costlyColumn{cell: i + 1, nodes: p.Root.Nodes, def: col})
 		}
 	}
-	return versionConvertor{conv: conv, dates: dates}
+	return vc
 }
 
 func (c *crdInfo) namespaced() bool {

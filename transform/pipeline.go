@@ -250,8 +250,8 @@ func (p *pipeline) decode(it *item) result {
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
-	conv, err := p.r.RenderTo(table, List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
-		Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s)})
+	conv, err := p.r.RenderTo(p.ctx, table, List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
+		Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s), Warn: func(err error) { p.sum.problem(it.rel, err) }})
 	if err != nil {
 		table.discard()
 		return result{err: fmt.Errorf("no table (%s convertor): %w", conv, err)}

@@ -46,6 +46,9 @@ type List struct {
 	// ItemGVKs is the type of each item where some item says it is of
 	// another version or kind than the list; nil when all are alike.
 	ItemGVKs []schema.GroupVersionKind
+	// Warn, when set, is told of what the table leaves out without
+	// failing: cells of a CRD printer column too costly to evaluate.
+	Warn func(error)
 }
 
 // Renderer renders the Table a kube-apiserver of the pinned release would
@@ -73,18 +76,19 @@ func NewRenderer(collectedAt time.Time, crds *crdIndex) *Renderer {
 // default includeObject=Metadata makes them.
 func (r *Renderer) Render(l List) ([]byte, Convertor, error) {
 	var buf bytes.Buffer
-	conv, err := r.RenderTo(&buf, l)
+	conv, err := r.RenderTo(context.Background(), &buf, l)
 	return buf.Bytes(), conv, err
 }
 
 // RenderTo writes what Render returns to w. Items are rendered in storage
 // order a chunk at a time, each chunk's rows written as they come, which
 // gives the bytes of encoding the whole table at once. On an error, what
-// was written is to be thrown away.
-func (r *Renderer) RenderTo(w io.Writer, l List) (Convertor, error) {
+// was written is to be thrown away. Cancelling ctx stops the rendering
+// between chunks, and between objects of a costly CRD column.
+func (r *Renderer) RenderTo(ctx context.Context, w io.Writer, l List) (Convertor, error) {
 	order := storageOrder(l)
 	if len(order) == 0 {
-		table, conv, err := r.table(l)
+		table, conv, err := r.table(ctx, l)
 		if err != nil {
 			return conv, err
 		}
@@ -97,7 +101,10 @@ func (r *Renderer) RenderTo(w io.Writer, l List) (Convertor, error) {
 	out := tableEncoder{w: w}
 	var conv Convertor
 	for start := 0; start < len(order); start += r.chunk {
-		table, c, err := r.table(l.subset(order[start:min(start+r.chunk, len(order))]))
+		if err := ctx.Err(); err != nil {
+			return conv, context.Cause(ctx)
+		}
+		table, c, err := r.table(ctx, l.subset(order[start:min(start+r.chunk, len(order))]))
 		if err != nil {
 			return c, err
 		}
@@ -237,12 +244,12 @@ func (e *tableEncoder) finish() error {
 	return err
 }
 
-func (r *Renderer) table(l List) (*metav1.Table, Convertor, error) {
+func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor, error) {
 	gr := l.GVR.GroupResource()
 	switch {
 	case l.Custom:
 		if crd, ok := r.crds.lookup(gr); ok {
-			t, err := r.customTable(l, crd)
+			t, err := r.customTable(ctx, l, crd)
 			return t, ConvertorCRD, err
 		}
 	case storageConvertors[gr] == ConvertorAggregator:
@@ -351,8 +358,8 @@ func (r *Renderer) asOfCollection(render func(clock) error) error {
 
 // customTable renders custom resources with the CRD's printer columns for
 // the version they are stored at, as the apiextensions server does.
-func (r *Renderer) customTable(l List, crd *crdInfo) (*metav1.Table, error) {
-	conv, dateColumns, err := crd.convertor(l.GVR.Version)
+func (r *Renderer) customTable(ctx context.Context, l List, crd *crdInfo) (*metav1.Table, error) {
+	vc, err := crd.convertor(l.GVR.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -360,11 +367,11 @@ func (r *Renderer) customTable(l List, crd *crdInfo) (*metav1.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	table, err := conv.ConvertToTable(context.Background(), list, nil)
+	table, err := r.convertCustom(ctx, l, crd, vc, list, true)
 	if err != nil {
 		return nil, err
 	}
-	if len(dateColumns) > 0 {
+	if len(vc.dates) > 0 {
 		// Date cells are ages: render them from a copy whose timestamps
 		// are moved, and keep every other cell from the original.
 		var shifted *metav1.Table
@@ -374,14 +381,14 @@ func (r *Renderer) customTable(l List, crd *crdInfo) (*metav1.Table, error) {
 				c.shiftJSON(moved.Items[i].Object)
 			}
 			var err error
-			shifted, err = conv.ConvertToTable(context.Background(), moved, nil)
+			shifted, err = r.convertCustom(ctx, l, crd, vc, moved, false)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
 		for i := range table.Rows {
-			for _, col := range dateColumns {
+			for _, col := range vc.dates {
 				// A column whose JSONPath did not parse ended the columns.
 				if col < len(table.Rows[i].Cells) {
 					table.Rows[i].Cells[col] = shifted.Rows[i].Cells[col]
@@ -390,6 +397,59 @@ func (r *Renderer) customTable(l List, crd *crdInfo) (*metav1.Table, error) {
 		}
 	}
 	return table, partialRows(table)
+}
+
+// convertCustom is the server's convertor, except that the cell of a
+// costly column whose price on an object is over budget (jsonPathCost)
+// is left empty, as a path that finds nothing, and reported (when
+// report): the server would have spent minutes on it, and bundlectl
+// would not stop for Ctrl-C. Objects of such columns are converted one
+// at a time, to stop between them when ctx is cancelled.
+func (r *Renderer) convertCustom(ctx context.Context, l List, crd *crdInfo, vc versionConvertor, list *unstructured.UnstructuredList, report bool) (*metav1.Table, error) {
+	if len(vc.costly) == 0 {
+		return vc.conv.ConvertToTable(ctx, list, nil)
+	}
+	one := &unstructured.UnstructuredList{Object: list.Object}
+	table, err := vc.conv.ConvertToTable(ctx, one, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
+		}
+		item := &list.Items[i]
+		tree := newValueTree(item.Object)
+		var skip []costlyColumn
+		for _, col := range vc.costly {
+			cost, _ := jsonPathCost(col.nodes, tree)
+			budget := columnBudget(tree)
+			if cost <= budget {
+				continue
+			}
+			skip = append(skip, col)
+			if report && l.Warn != nil {
+				l.Warn(fmt.Errorf("%s %s: printer column %q (jsonPath %s) would take about %.2g steps to evaluate on it, over the %.2g allowed; its cell is left empty, where the server would not have answered in time",
+					l.GVR.GroupResource(), storageKey(item), col.def.Name, col.def.JSONPath, cost, budget))
+			}
+		}
+		conv := vc.conv
+		if len(skip) > 0 {
+			conv = crd.without(l.GVR.Version, skip)
+		}
+		one.Items = list.Items[i : i+1]
+		t, err := conv.ConvertToTable(ctx, one, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range t.Rows {
+			for _, col := range skip {
+				row.Cells[col.cell] = nil
+			}
+			table.Rows = append(table.Rows, row)
+		}
+	}
+	return table, nil
 }
 
 // defaultTable is the apiserver's default convertor: Name and the

@@ -2,12 +2,16 @@ package transform
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
 )
@@ -59,7 +63,7 @@ func TestChunkedRenderingIsTheWholeTable(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s (%s): chunked rendering differs:\n%s\n%s", rel, conv, a, b)
 		}
-		table, _, err := whole.table(list)
+		table, _, err := whole.table(context.Background(), list)
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}
@@ -119,5 +123,33 @@ func TestRenderRefusesRunawayQuantities(t *testing.T) {
 		if _, _, err := r.Render(nodes(item)); err != nil {
 			t.Errorf("%.80s: %v", item, err)
 		}
+	}
+}
+
+// Cancelling the upgrade stops rendering between objects of a CRD whose
+// printer columns are priced one object at a time, not only between
+// chunks of 256.
+func TestRenderStopsBetweenObjectsOfCostlyColumns(t *testing.T) {
+	crds, problems := newCRDIndex([]byte(`{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[{"metadata":{"name":"widgets.example.com"},` +
+		`"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},` +
+		`"versions":[{"name":"v1","served":true,"storage":true,"additionalPrinterColumns":[{"name":"Deep","type":"string","jsonPath":".spec..a..a"}]}]}}]}`))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	r := NewRenderer(time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC), crds)
+	l := List{GVR: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, Kind: "Widget", Custom: true,
+		Items: []json.RawMessage{json.RawMessage(`{"metadata":{"name":"w","namespace":"default"},"spec":{"a":{"a":1}}}`)}}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("interrupted")
+	cancel(stop)
+	table, err := crds.byResource[l.GVR.GroupResource()].convertor("v1")
+	if err != nil || len(table.costly) != 1 {
+		t.Fatalf("costly columns %v, %v", table.costly, err)
+	}
+	if _, _, err := r.table(ctx, l); !errors.Is(err, stop) {
+		t.Errorf("rendered a list after the upgrade was cancelled: %v", err)
+	}
+	if _, _, err := r.Render(l); err != nil {
+		t.Errorf("not cancelled: %v", err)
 	}
 }
