@@ -14,26 +14,37 @@ import (
 	"github.com/bundlectl/bundlectl/serve"
 )
 
-// shellOptions are serve's, with a shell started once the bundle is
+// shellOptions are serve's, with a shell started once the bundles are
 // served.
 type shellOptions struct {
 	serveOptions
 	bundle string
+	// command, when set, is run by the shell (-c) instead of an
+	// interactive session, for scripts: its output alone is on stdout.
+	command string
 }
 
 func newShellCommand(streams IOStreams) *cobra.Command {
 	o := &shellOptions{serveOptions: serveOptions{IOStreams: streams}}
 	cmd := &cobra.Command{
-		Use:   "shell BUNDLE",
-		Short: "Start $SHELL with kubectl pointed at a served support bundle",
-		Long: `Shell serves the bundle as serve does and starts $SHELL (or /bin/sh) with
-KUBECONFIG set to the bundle's kubeconfig, so kubectl, k9s and other
-clients read the bundle. Exiting the shell stops the server and removes
-the kubeconfig.`,
-		Args: cobra.ExactArgs(1),
+		Use:   "shell BUNDLE [BUNDLE...] [-c COMMAND]",
+		Short: "Start $SHELL with kubectl pointed at served support bundles",
+		Long: `Shell serves the bundles as serve does (one kubeconfig context each, the
+first one current) and starts $SHELL (or /bin/sh) with KUBECONFIG set to
+their kubeconfig and BUNDLECTL_BUNDLE to the first bundle, so kubectl, k9s
+and other clients read the bundles. Exiting the shell stops the servers
+and removes the kubeconfig; shell exits with the shell's status.
+
+With -c COMMAND the shell runs COMMAND ($SHELL -c COMMAND) instead of a
+session, for scripts: what serve prints goes to standard error, so
+standard output is the command's alone.
+
+    bundlectl shell bundle.tar.gz -c 'kubectl get pods -A'`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: runE(o),
 	}
 	o.addFlags(cmd)
+	cmd.Flags().StringVarP(&o.command, "command", "c", "", "run this command with the shell and exit with its status, instead of an interactive shell")
 	return cmd
 }
 
@@ -55,9 +66,16 @@ func (o *shellOptions) Run(parent context.Context) error {
 	}
 	var shellErr error
 	so := o.serve
+	var argv []string
+	if o.command != "" {
+		argv = []string{"-c", o.command}
+		so.Out = o.ErrOut
+	}
 	so.Ready = func(kubeconfig string) {
-		fmt.Fprintf(o.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
-		c := exec.Command(shell)
+		if o.command == "" {
+			fmt.Fprintf(o.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
+		}
+		c := exec.Command(shell, argv...)
 		c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "BUNDLECTL_BUNDLE="+o.bundle)
 		c.Stdin, c.Stdout, c.Stderr = o.In, o.Out, o.ErrOut
 		if err := c.Start(); err != nil {
