@@ -122,7 +122,7 @@ func FuzzJSONPathCost(f *testing.F) {
 			return
 		}
 		p, err := jsonpath.Parse("fuzz", "{"+path+"}")
-		if err != nil || strings.Contains(path, "?") {
+		if err != nil || strings.Contains(path, "?") || literal(p.Root.Nodes) {
 			return
 		}
 		tree := newValueTree(obj)
@@ -144,8 +144,32 @@ func FuzzJSONPathCost(f *testing.F) {
 		for _, r := range found {
 			n += len(r)
 		}
+		// The count is exact where the path has no literals (the model
+		// prices those, but does not follow them).
 		if float64(n) != counted {
 			t.Errorf("%s on %s: counted %v, client-go returns %d", path, object, counted, n)
 		}
 	})
+}
+
+// literal reports whether a path has a literal or identifier step
+// outside filters: a value of the path's own, not of the object.
+func literal(nodes []jsonpath.Node) bool {
+	for _, n := range nodes {
+		switch n := n.(type) {
+		case *jsonpath.ListNode:
+			if literal(n.Nodes) {
+				return true
+			}
+		case *jsonpath.UnionNode:
+			for _, l := range n.Nodes {
+				if literal(l.Nodes) {
+					return true
+				}
+			}
+		case *jsonpath.TextNode, *jsonpath.IntNode, *jsonpath.FloatNode, *jsonpath.BoolNode, *jsonpath.IdentifierNode:
+			return true
+		}
+	}
+	return false
 }
