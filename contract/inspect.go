@@ -128,7 +128,7 @@ func Inspect(b *Bundle) (*Report, error) {
 			}
 			return nil
 		}
-		if f, ok := logFileOf(e); ok {
+		if f, ok := LogFileOf(e); ok {
 			logFiles = append(logFiles, f)
 			return nil
 		}

@@ -308,16 +308,17 @@ func (m *logMapper) unmapped(p, reason string) {
 	m.res.Unmapped = append(m.res.Unmapped, UnmappedLog{Path: p, Reason: reason})
 }
 
-// logFileOf is the entry as MapPodLogs takes it, if it may be a pod log:
-// a regular file or symlink named *.log or *-errors.json.
-func logFileOf(e *Entry) (LogFile, bool) {
+// LogFileOf is the entry as MapPodLogs takes it, if it may be a pod log:
+// a regular file, symlink or hard link named *.log or *-errors.json (a
+// link as an alias of the file it points to).
+func LogFileOf(e *Entry) (LogFile, bool) {
 	if !strings.HasSuffix(e.Rel, ".log") && !strings.HasSuffix(e.Rel, "-errors.json") || e.Superseded {
 		return LogFile{}, false
 	}
 	switch {
 	case e.IsRegular():
 		return LogFile{Rel: e.Rel, Size: e.Header.Size}, true
-	case e.Header.Typeflag == tar.TypeSymlink:
+	case e.Header.Typeflag == tar.TypeSymlink || e.Header.Typeflag == tar.TypeLink:
 		return LogFile{Rel: e.Rel, Link: e.LinkRel, Symlink: true}, true
 	}
 	return LogFile{}, false

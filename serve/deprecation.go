@@ -13,8 +13,14 @@ func (s *server) warnDeprecated(w http.ResponseWriter, gv schema.GroupVersion, r
 		resource += "/" + sub
 	}
 	for _, text := range s.x.Deprecations(gv, resource) {
-		if h, err := utilnet.NewWarningHeader(299, "-", text); err == nil {
-			w.Header().Add("Warning", h)
-		}
+		addWarning(w, text)
+	}
+}
+
+// addWarning adds a Warning header as the server's warning recorder
+// writes it (299, agent "-"), which clients print ("Warning: text").
+func addWarning(w http.ResponseWriter, text string) {
+	if h, err := utilnet.NewWarningHeader(299, "-", text); err == nil {
+		w.Header().Add("Warning", h)
 	}
 }

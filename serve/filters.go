@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"io"
@@ -22,8 +23,9 @@ import (
 
 // withAccessLog writes one line per request to log, when it is set: the
 // method, the path and query, the status, the bytes sent and the time it
-// took ("GET /api/v1/pods?limit=500 200 5123B 1.234ms"), once the answer
-// is complete (a watch's when it ends). Off, it adds nothing.
+// took ("GET /api/v1/pods?limit=500 200 5123B 1.234ms"), and what the
+// handler noted (noteAccess: the file a log was read from), once the
+// answer is complete (a watch's when it ends). Off, it adds nothing.
 func withAccessLog(next http.Handler, log io.Writer, prefix string) http.Handler {
 	if log == nil {
 		return next
@@ -32,14 +34,29 @@ func withAccessLog(next http.Handler, log io.Writer, prefix string) http.Handler
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		lw := &loggedResponse{ResponseWriter: w}
+		var note string
 		defer func() {
-			line := fmt.Sprintf("%s%s %s %d %dB %s\n", prefix, r.Method, r.URL.RequestURI(), lw.status(), lw.bytes, time.Since(start).Round(time.Microsecond))
+			line := fmt.Sprintf("%s%s %s %d %dB %s", prefix, r.Method, r.URL.RequestURI(), lw.status(), lw.bytes, time.Since(start).Round(time.Microsecond))
+			if note != "" {
+				line += " " + note
+			}
+			line += "\n"
 			mu.Lock()
 			defer mu.Unlock()
 			io.WriteString(log, line)
 		}()
-		next.ServeHTTP(lw, r)
+		next.ServeHTTP(lw, r.WithContext(context.WithValue(r.Context(), accessNoteKey{}, &note)))
 	})
+}
+
+type accessNoteKey struct{}
+
+// noteAccess adds a note to the request's access log line, such as the
+// file of the bundle a log was read from; nothing when the log is off.
+func noteAccess(r *http.Request, note string) {
+	if p, ok := r.Context().Value(accessNoteKey{}).(*string); ok {
+		*p = note
+	}
 }
 
 // loggedResponse records the status and size of an answer.

@@ -1,11 +1,14 @@
 package serve
 
 import (
+	"bufio"
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/internal/rawjson"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
 func TestLogs(t *testing.T) {
@@ -16,14 +19,18 @@ func TestLogs(t *testing.T) {
 		{"/api/v1/namespaces/default/pods/web-2/log", "web-2 app line 1\nweb-2 app line 2\nweb-2 app line 3\nweb-2 app line 4\n"},
 		{"/api/v1/namespaces/default/pods/web-1/log?container=sidecar", "web-1 sidecar line 1\nweb-1 sidecar line 2\n"},
 		{"/api/v1/namespaces/default/pods/web-1/log?container=app&previous=true", "web-1 app previous line 1\nweb-1 app previous line 2\nweb-1 app previous line 3\n"},
+		// The server reads any boolean but "0" and "false" as true.
+		{"/api/v1/namespaces/default/pods/web-1/log?container=app&previous=yes", "web-1 app previous line 1\nweb-1 app previous line 2\nweb-1 app previous line 3\n"},
 		{"/api/v1/namespaces/default/pods/web-1/log?container=app&tailLines=2", "web-1 app line 4\nweb-1 app line 5\n"},
 		{"/api/v1/namespaces/default/pods/web-1/log?container=app&tailLines=0", ""},
 		{"/api/v1/namespaces/default/pods/web-1/log?container=app&tailLines=2&limitBytes=5", "web-1"},
 		{"/api/v1/namespaces/default/pods/web-1/log?container=app&limitBytes=100000", "web-1 app line 1\nweb-1 app line 2\nweb-1 app line 3\nweb-1 app line 4\nweb-1 app line 5\n"},
+		// follow ends at the end of the file.
+		{"/api/v1/namespaces/default/pods/web-1/log?container=sidecar&follow=true", "web-1 sidecar line 1\nweb-1 sidecar line 2\n"},
 	} {
 		r := get(t, srv, tc.path)
-		if r.code != http.StatusOK || r.body != tc.want || r.header.Get("Content-Type") != "text/plain" {
-			t.Errorf("%s: %d %q %q, want %q", tc.path, r.code, r.header.Get("Content-Type"), r.body, tc.want)
+		if r.code != http.StatusOK || r.body != tc.want || r.header.Get("Content-Type") != "text/plain" || r.header.Get("Warning") != "" {
+			t.Errorf("%s: %d %q %q %q, want %q", tc.path, r.code, r.header.Get("Content-Type"), r.header.Get("Warning"), r.body, tc.want)
 		}
 	}
 	for _, tc := range []struct {
@@ -36,17 +43,64 @@ func TestLogs(t *testing.T) {
 		{"/api/v1/namespaces/default/pods/web-1/log", 400, "BadRequest", "a container name must be specified for pod web-1, choose one of: [setup app sidecar]"},
 		{"/api/v1/namespaces/default/pods/web-1/log?container=nope", 400, "BadRequest", "container nope is not valid for pod web-1"},
 		{"/api/v1/namespaces/default/pods/nope/log", 404, "NotFound", `pods "nope" not found`},
-		{"/api/v1/namespaces/default/pods/web-2/log?previous=true", 404, "NotFound", `the previous logs of container "app" of pod "web-2" in namespace "default" were not collected in this support bundle`},
+		// web-2's status records no terminated container before this one:
+		// the kubelet's answer.
+		{"/api/v1/namespaces/default/pods/web-2/log?previous=true", 400, "BadRequest", `previous terminated container "app" in pod "web-2" not found`},
+		// coredns ran (its status says so) but its log is not in the bundle.
 		{"/api/v1/namespaces/kube-system/pods/coredns-abc/log", 404, "NotFound", `the logs of container "coredns" of pod "coredns-abc" in namespace "kube-system" were not collected in this support bundle`},
-		{"/api/v1/namespaces/default/pods/web-2/log?tailLines=-1", 422, "Invalid", ""},
-		{"/api/v1/namespaces/default/pods/web-2/log?limitBytes=0", 422, "Invalid", ""},
-		{"/api/v1/namespaces/default/pods/web-2/log?tailLines=x", 400, "BadRequest", ""},
+		// web-1's init container has no status in the bundle.
+		{"/api/v1/namespaces/default/pods/web-1/log?container=setup", 400, "BadRequest", `container "setup" in pod "web-1" is not available`},
+		{"/api/v1/namespaces/default/pods/web-2/log?tailLines=-1", 422, "Invalid", `PodLogOptions "web-2" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0`},
+		{"/api/v1/namespaces/default/pods/web-2/log?limitBytes=0", 422, "Invalid", `PodLogOptions "web-2" is invalid: limitBytes: Invalid value: 0: must be greater than 0`},
+		{"/api/v1/namespaces/default/pods/web-2/log?sinceSeconds=0", 422, "Invalid", `PodLogOptions "web-2" is invalid: sinceSeconds: Invalid value: 0: must be greater than 0`},
+		{"/api/v1/namespaces/default/pods/web-2/log?sinceSeconds=10&sinceTime=2025-11-20T09:00:00Z", 422, "Invalid", "PodLogOptions \"web-2\" is invalid: []: Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified"},
+		{"/api/v1/namespaces/default/pods/web-2/log?stream=Stdout", 422, "Invalid", `PodLogOptions "web-2" is invalid: stream: Forbidden: may not be specified`},
+		{"/api/v1/namespaces/default/pods/web-2/log?tailLines=x", 400, "BadRequest", `strconv.ParseInt: parsing "x": invalid syntax`},
+		{"/api/v1/namespaces/default/pods/web-2/log?sinceTime=yesterday", 400, "BadRequest", `parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`},
+		// Options are validated before the pod is looked up.
+		{"/api/v1/namespaces/default/pods/nope/log?tailLines=-1", 422, "Invalid", ""},
 	} {
-		wantStatus(t, get(t, srv, tc.path), tc.code, tc.reason, tc.msg)
+		t.Run(tc.path, func(t *testing.T) { wantStatus(t, get(t, srv, tc.path), tc.code, tc.reason, tc.msg) })
 	}
 }
 
-func TestTail(t *testing.T) {
+// TestLogLayouts serves logs from every layout troubleshoot wrote, with
+// timestamps, since and the warnings of a log without timestamps.
+func TestLogLayouts(t *testing.T) {
+	srv := newHandlerServer(t, load(t, servetest.LogLayouts().WriteDir(t, t.TempDir())))
+	ts := func(i int) string { return servetest.SetupLogTimes[i].Format("2006-01-02T15:04:05.000000000Z07:00") }
+	const setup = "/api/v1/namespaces/default/pods/web-1/log?container=setup"
+	noTimestamps := `299 - "the log of container \"app\" of pod \"web-2\" in namespace \"default\" in this support bundle has no timestamps: %s cannot be applied (collect logs with timestamps to use them)"`
+	for _, tc := range []struct {
+		path, want, warning string
+	}{
+		{"/api/v1/namespaces/team-a/pods/job-x/log", "job-x main line 1\njob-x main line 2\n", ""},
+		{"/api/v1/namespaces/team-a/pods/web-3/log?container=app&tailLines=1", "web-3 app line 3\n", ""},
+		// The canonical file wins over a legacy copy.
+		{"/api/v1/namespaces/default/pods/web-2/log?tailLines=1", "web-2 app line 4\n", ""},
+		// Timestamps are the log's own, shown only when asked for.
+		{setup, "setup step 1\nsetup step 2\nsetup step 3\nsetup step 4\n", ""},
+		{setup + "&timestamps=true&tailLines=2", ts(2) + " setup step 3\n" + ts(3) + " setup step 4\n", ""},
+		// since counts back from the collection.
+		{setup + "&sinceSeconds=3600", "setup step 3\nsetup step 4\n", ""},
+		{setup + "&sinceTime=2025-11-20T07:30:00Z", "setup step 2\nsetup step 3\nsetup step 4\n", ""},
+		// The server passes sinceTime on in whole seconds.
+		{setup + "&sinceTime=2025-11-20T09:30:00.5Z&timestamps=1", ts(2) + " setup step 3\n" + ts(3) + " setup step 4\n", ""},
+		{setup + "&sinceSeconds=3600&tailLines=3&limitBytes=40&timestamps=true", (ts(2) + " setup step 3\n" + ts(3))[:40], ""},
+		{"/api/v1/namespaces/default/pods/web-2/log?timestamps=true&tailLines=1", "web-2 app line 4\n", strings.Replace(noTimestamps, "%s", "timestamps", 1)},
+		{"/api/v1/namespaces/default/pods/web-2/log?timestamps=true&sinceSeconds=5", "web-2 app line 1\nweb-2 app line 2\nweb-2 app line 3\nweb-2 app line 4\n", strings.Replace(noTimestamps, "%s", "timestamps and since", 1)},
+	} {
+		r := get(t, srv, tc.path)
+		if r.code != http.StatusOK || r.body != tc.want || r.header.Get("Warning") != tc.warning {
+			t.Errorf("%s: %d %q\nwarning %s\nwant %q\nwarning %s", tc.path, r.code, r.body, r.header.Get("Warning"), tc.want, tc.warning)
+		}
+	}
+	wantStatus(t, get(t, srv, "/api/v1/namespaces/kube-system/pods/coredns-abc/log"), 404, "NotFound",
+		`the logs of container "coredns" of pod "coredns-abc" in namespace "kube-system" were not collected in this support bundle: failed to get log stream: the server has asked for the client to provide credentials`)
+}
+
+func TestTailStart(t *testing.T) {
+	long := strings.Repeat("x", tailBlock+7) + "\n"
 	for _, tc := range []struct {
 		in   string
 		n    int64
@@ -56,10 +110,48 @@ func TestTail(t *testing.T) {
 		{"a\nb\nc", 2, "b\nc"},
 		{"a\nb\nc\n", 5, "a\nb\nc\n"},
 		{"a\nb\nc\n", -1, "a\nb\nc\n"},
+		{"a\nb\nc\n", 0, ""},
 		{"", 3, ""},
+		{"\n\n", 1, "\n"},
+		// Lines across blocks.
+		{"first\n" + long + long + "last\n", 3, long + long + "last\n"},
+		{"first\n" + long + long + "last\n", 4, "first\n" + long + long + "last\n"},
+		{strings.Repeat("y\n", 3*tailBlock), 2*tailBlock + 1, strings.Repeat("y\n", 2*tailBlock+1)},
 	} {
-		if got := string(tail([]byte(tc.in), tc.n)); got != tc.want {
-			t.Errorf("tail(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		r := strings.NewReader(tc.in)
+		start, err := tailStart(r, tc.n)
+		if got := tc.in[start:]; err != nil || got != tc.want {
+			t.Errorf("tailStart(%.20q…, %d) = %d %v: %.40q, want %.40q", tc.in, tc.n, start, err, got, tc.want)
+		}
+	}
+}
+
+// TestLogReader copies a line longer than the reader's buffer, with its
+// timestamp stripped and the byte limit applied inside it, and tells the
+// kubelet's timestamps from an application's.
+func TestLogReader(t *testing.T) {
+	line := "2025-11-20T09:00:00.000000000Z " + strings.Repeat("z", 200<<10) + "\n"
+	appTime := "2025-11-18T06:43:22.012Z INF started\n"
+	offset := "2025-11-20T11:00:00.000000000+01:00 x\n"
+	for _, tc := range []struct {
+		in   string
+		opts logOpts
+		want string
+	}{
+		{line, logOpts{limitBytes: -1}, line[31:]},
+		{line, logOpts{limitBytes: 100 << 10}, line[31 : 31+100<<10]},
+		{line, logOpts{limitBytes: -1, timestamps: true}, line},
+		// Only the kubelet's form is a timestamp of the collection.
+		{appTime, logOpts{limitBytes: -1}, appTime},
+		{offset, logOpts{limitBytes: -1}, "x\n"},
+		{offset, logOpts{limitBytes: -1, timestamps: true}, offset},
+	} {
+		var out bytes.Buffer
+		lr := &logReader{r: bufioReader(tc.in), opts: tc.opts}
+		lr.timestamped = lr.startsWithTimestamp()
+		lr.copyTo(&out)
+		if out.String() != tc.want {
+			t.Errorf("%+v: %d bytes, want %d", tc.opts, out.Len(), len(tc.want))
 		}
 	}
 }
@@ -91,3 +183,38 @@ func TestContainersOf(t *testing.T) {
 		t.Errorf("no spec: %v", got)
 	}
 }
+
+// TestKubeletLogError answers, for a container whose log the bundle does
+// not hold, what the kubelet answered given the status the bundle
+// recorded (validateContainerLogStatus), or nil where it had a log.
+func TestKubeletLogError(t *testing.T) {
+	pod := func(status string) []byte { return []byte(`{"status":{"initContainerStatuses":[` + status + `]}}`) }
+	for _, tc := range []struct {
+		status   string
+		previous bool
+		want     string
+	}{
+		{`{"name":"other"}`, false, `container "c" in pod "p" is not available`},
+		{`{"name":"c","state":{"running":{}}}`, false, ""},
+		{`{"name":"c","state":{"running":{}}}`, true, `previous terminated container "c" in pod "p" not found`},
+		{`{"name":"c","state":{"running":{}},"lastState":{"terminated":{"containerID":"containerd://1"}}}`, true, ""},
+		{`{"name":"c","state":{"terminated":{"containerID":"containerd://2"}}}`, false, ""},
+		{`{"name":"c","state":{"terminated":{"exitCode":1}}}`, false, `container "c" in pod "p" is terminated`},
+		{`{"name":"c","state":{"waiting":{"reason":"CrashLoopBackOff"}},"lastState":{"terminated":{"containerID":"containerd://1"}}}`, false, ""},
+		{`{"name":"c","state":{"waiting":{"reason":"ContainerCreating"}}}`, false, `container "c" in pod "p" is waiting to start: ContainerCreating`},
+		{`{"name":"c","state":{"waiting":{"reason":"ImagePullBackOff"}}}`, false, `container "c" in pod "p" is waiting to start: trying and failing to pull image`},
+		{`{"name":"c","state":{"waiting":{"reason":"ErrImagePull"}}}`, false, `container "c" in pod "p" is waiting to start: image can't be pulled`},
+		{`{"name":"c","state":{}}`, false, `container "c" in pod "p" is waiting to start - no logs yet`},
+	} {
+		err := kubeletLogError(pod(tc.status), "p", "c", tc.previous)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s previous=%v: %q, want %q", tc.status, tc.previous, got, tc.want)
+		}
+	}
+}
+
+func bufioReader(s string) *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(s), 4096) }

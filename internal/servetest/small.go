@@ -2,6 +2,8 @@ package servetest
 
 import (
 	"fmt"
+	"path"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -292,4 +294,33 @@ func (b *builder) widgets() {
 		func(o Obj) []any { return []any{name(o), o["spec"].(Obj)["color"], age(o)} })
 	// The live server was seen to accept these labels for widgets.
 	b.files[contract.SelectableFieldsPath(WidgetsGVR)] = indent([]string{"metadata.name", "metadata.namespace", "spec.color"})
+}
+
+// LogLayouts is Small with pod logs in every layout troubleshoot has
+// written (see contract.MapPodLogs): web-1's init container "setup"
+// with timestamps at the start of each line (at SetupLogTimes), job-x's
+// only container in the single-container form of the logs collector
+// before v0.48.0 (jobs/job-x.log), web-3's "app" in its collector folder
+// form (web/web-3/app.log), a legacy copy of web-2's log that the
+// canonical one overrides (old/web-2.log), and the record of why
+// coredns's log could not be collected.
+func LogLayouts() Files {
+	f := Small()
+	var setup strings.Builder
+	for i, at := range SetupLogTimes {
+		fmt.Fprintf(&setup, "%s setup step %d\n", at.Format("2006-01-02T15:04:05.000000000Z07:00"), i+1)
+	}
+	f[logPath("default", "web-1", "setup", false)] = []byte(setup.String())
+	f["jobs/job-x.log"] = lines("job-x main", 2)
+	f["web/web-3/app.log"] = lines("web-3 app", 3)
+	f["old/web-2.log"] = lines("web-2 legacy copy", 1)
+	f[path.Join(contract.ClusterResourcesDir, "pods", "logs", "kube-system", "coredns-abc", "coredns-logs-errors.log")] = []byte("failed to get log stream: the server has asked for the client to provide credentials\n")
+	return f
+}
+
+// SetupLogTimes are the timestamps of the lines of web-1's "setup" log in
+// LogLayouts: 3 hours, 2 hours, 30 minutes and 10 seconds before
+// collection.
+var SetupLogTimes = []time.Time{
+	CollectedAt.Add(-3 * time.Hour), CollectedAt.Add(-2 * time.Hour), CollectedAt.Add(-30 * time.Minute).Add(123456789), CollectedAt.Add(-10 * time.Second),
 }

@@ -243,11 +243,11 @@ func (r *Resource) Columns() []byte {
 // OpenAPI is the OpenAPI documents served.
 func (x *Index) OpenAPI() *OpenAPIDocs { return x.openapi }
 
-// LogFile is the file holding a container's collected log, and whether
-// the bundle collected it.
-func (x *Index) LogFile(namespace, pod, container string, previous bool) (string, bool) {
-	p, ok := x.logs.files[logKey{namespace: namespace, pod: pod, container: container, previous: previous}]
-	return p, ok
+// ContainerLog is a container's collected log (in whichever layout the
+// bundle holds it, see contract.MapPodLogs), else the file that says why
+// it could not be collected, and whether the bundle has either.
+func (x *Index) ContainerLog(namespace, pod, container string, previous bool) (ContainerLog, bool) {
+	return x.logs.find(namespace, pod, container, previous)
 }
 
 // Deprecations are the Warning texts of a request to resource (with its

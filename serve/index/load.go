@@ -132,7 +132,7 @@ type loader struct {
 }
 
 func newLoader(x *Index, b *contract.Bundle) *loader {
-	return &loader{x: x, b: b, logs: newLogStore(b), selectable: map[schema.GroupVersionResource][]string{}, openapiV3: map[string][]byte{}}
+	return &loader{x: x, b: b, logs: newLogStore(), selectable: map[schema.GroupVersionResource][]string{}, openapiV3: map[string][]byte{}}
 }
 
 func (l *loader) warn(rel string, err error) {
@@ -177,10 +177,11 @@ func (l *loader) walk(ctx context.Context) error {
 			}
 			return nil
 		}
+		if f, ok := contract.LogFileOf(e); ok {
+			return l.logs.add(e, f)
+		}
 		c := e.Class
 		switch c.Class {
-		case contract.ClassPodLog:
-			return l.logs.add(e)
 		case contract.ClassResourceList:
 			if !l.b.IsListOfRecord(e) {
 				return nil
@@ -210,8 +211,7 @@ func (l *loader) walk(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("loading %s: %w", l.b.Path, err)
 	}
-	l.logs.resolveLinks()
-	return nil
+	return l.logs.mapLogs()
 }
 
 func (l *loader) decode(j job) {
@@ -291,6 +291,9 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 		l.warn(rel, err)
 	}
 	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, list), kind: contract.ListKind(c, list), custom: c.Custom}
+	if out.gvr.Group == "" && out.gvr.Resource == "pods" {
+		l.logs.addPods(contract.PodsOf(list))
+	}
 	size := 0
 	for _, it := range list.Items {
 		size += len(it)
