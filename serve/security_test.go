@@ -247,14 +247,16 @@ func smallBundleCopy(t *testing.T, dir string) string {
 
 // TestServerNeverMapsAURLToAPath reads the package's source: only the
 // functions that load a bundle, write the kubeconfig and copy logs at
-// load touch the file system, and at request time serveLog alone reads a
-// file, one whose path the log store made at load. No handler can be
+// load touch the file system, and at request time serveLog alone reads
+// files (through collectionError too), whose paths the log store made at
+// load. No handler can be
 // tricked into opening a path built from a URL.
 func TestServerNeverMapsAURLToAPath(t *testing.T) {
 	allowed := map[string][]string{
 		"add":                 {"os.MkdirTemp", "filepath.Join", "os.OpenFile"}, // logStore.add, at load
 		"close":               {"os.RemoveAll"},                                 // logStore.close
-		"serveLog":            {"os.ReadFile"},                                  // a path of the log store
+		"serveLog":            {"os.Open"},                                      // a path of the log store
+		"collectionError":     {"os.Open"},                                      // a path of the log store
 		"writeKubeconfig":     {"os.MkdirTemp", "filepath.Join", "os.WriteFile", "os.RemoveAll", "os.Remove"},
 		"checkKubeconfigPath": {"filepath.Abs", "os.Lstat"},
 		"createExclusive":     {"os.CreateTemp", "filepath.Dir", "os.Remove", "os.Link", "os.OpenFile"},

@@ -1,0 +1,103 @@
+package app
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
+)
+
+// TestServeCorpusLogs walks every real bundle of the corpus and asks the
+// served bundle, with the real kubectl, for every container log the
+// bundle holds, in whatever layout troubleshoot wrote it (the contract's
+// map of them, contract.MapPodLogs): `kubectl logs` prints the file, and
+// a file recording why a log could not be collected is the error's
+// reason. Logs of pods the bundle does not list (troubleshoot's run and
+// runPod pods, deleted before the collection ended: all the 2025
+// bundles' logs) cannot be asked for; inspect lists them.
+func TestServeCorpusLogs(t *testing.T) {
+	// The logs of pods in the bundle, by layout: the 2021 bundle's are in
+	// the logs collector's <name>/<pod>.log form (its fourth,
+	// kotsadm-postgres-0.log, fits two pods of that name and is reported
+	// by inspect), the 2022 one's in cluster-resources/ with all-logs/
+	// links to them, sbctl's (a velero pod's seven) in cluster-resources/.
+	want := map[string]int{"v0.10.10-2021": 3, "v0.50.0-2022": 18, "sbctl-2022": 7}
+	corpus := contracttest.CorpusDir(t)
+	kubectl := testenv.Kubectl(t)
+	for _, rb := range contracttest.RealBundles {
+		t.Run(rb.Name, func(t *testing.T) {
+			t.Parallel()
+			in := filepath.Join(corpus, rb.Path)
+			o := &serveOptions{address: "127.0.0.1"}
+			if fi, err := os.Stat(in); err == nil && fi.IsDir() {
+				o.collectedAt = "2022-04-13T00:00:00Z"
+			}
+			kubeconfig, _ := serveForTest(t, o, in)
+			logs, contents := bundleLogs(t, in)
+			asked := 0
+			for _, l := range logs {
+				if !l.PodInBundle {
+					continue
+				}
+				asked++
+				args := []string{"logs", "-n", l.Namespace, l.Pod, "-c", l.Container}
+				if l.Previous {
+					args = append(args, "--previous")
+				}
+				cmd := exec.Command(kubectl, args...)
+				cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				if l.Error {
+					if err == nil || !strings.Contains(stderr.String(), "were not collected in this support bundle: ") {
+						t.Errorf("kubectl %s (%s, a record of why it was not collected): %v\n%s", strings.Join(args, " "), l.Path, err, stderr.String())
+					}
+					continue
+				}
+				if err != nil || stdout.String() != contents[l.Path] || stderr.Len() > 0 {
+					t.Errorf("kubectl %s: %v, %d bytes, want the %d of %s\n%s", strings.Join(args, " "), err, stdout.Len(), len(contents[l.Path]), l.Path, stderr.String())
+				}
+			}
+			if asked != want[rb.Name] {
+				t.Errorf("%d logs of pods in the bundle, want %d", asked, want[rb.Name])
+			}
+			t.Logf("%d logs asked for and answered from their file", asked)
+		})
+	}
+}
+
+// bundleLogs maps the bundle's logs as the contract does, with the
+// content of every regular file that may be a log.
+func bundleLogs(t *testing.T, path string) ([]contract.PodLog, map[string]string) {
+	t.Helper()
+	b, err := contract.Open(path, contract.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rep, err := contract.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := map[string]string{}
+	err = b.Walk(func(e *contract.Entry) error {
+		if f, ok := contract.LogFileOf(e); ok && e.InRoot && !f.Symlink {
+			data, err := io.ReadAll(e.Reader())
+			contents[f.Rel] = string(data)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Logs, contents
+}
