@@ -35,6 +35,13 @@ type Hostile struct {
 	// Rel is the entry's path relative to the bundle root, for failsafe
 	// cases (what problems and warnings name).
 	Rel string
+	// Accepted says the bundle is one a real server could have served,
+	// however odd: every command takes it and reports nothing, and
+	// serve's Table at TablePath (an API path) decodes as kubectl decodes
+	// it, every row's object as PartialObjectMetadata. Want says what
+	// the case holds.
+	Accepted  bool
+	TablePath string
 	// Escapes are absolute paths outside the bundle that a careless reader
 	// would create; none of them may exist after any command.
 	Escapes []string
@@ -188,6 +195,13 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 			with(crd("Widget"), File{Name: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Body: "- apiVersion: example.com/v1\n\tkind: [Widget\n  metadata: {name: w1\x00\x01\x02\n"})},
 		{Hostile{Name: "yaml-alias-bomb", Entry: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Rel: "cluster-resources/custom-resources/widgets.example.com/default.yaml", Want: "alias", Failsafe: true},
 			with(crd("Widget"), File{Name: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Body: aliases})},
+		// Valid JSON that no Go float holds, in a metadata member the
+		// server does not know: it would have dropped it when it decoded
+		// the ConfigMap, so its Table rows always decode.
+		{Hostile{Name: "metadata-number", Want: "metadata.x: 1e400", Accepted: true, TablePath: "/api/v1/configmaps"},
+			with(File{Name: root("cluster-resources/configmaps/default.json"), Body: `{"kind":"ConfigMapList","apiVersion":"v1","items":[` +
+				`{"metadata":{"name":"huge","namespace":"default","x":1e400,"resourceVersion":"8","creationTimestamp":"2025-11-20T09:00:00Z"},"data":{"a":"b"}},` +
+				`{"metadata":{"name":"plain","namespace":"default","resourceVersion":"9","creationTimestamp":"2025-11-20T09:00:00Z"}}]}`})},
 	}
 	for _, c := range cases {
 		data, err := tgz(c.files)

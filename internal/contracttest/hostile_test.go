@@ -29,13 +29,13 @@ func TestWriteHostileCorpus(t *testing.T) {
 		if fi.Size() > 8<<20 {
 			t.Errorf("%s: the archive is %d bytes", h.Name, fi.Size())
 		}
-		if h.Failsafe && h.Rel == "" || h.Want == "" {
+		if h.Failsafe && h.Rel == "" || h.Want == "" || h.Accepted && (h.Failsafe || h.TablePath == "") {
 			t.Errorf("%s: incomplete case %+v", h.Name, h)
 		}
 	}
 	for _, want := range []string{"absolute-path", "dot-dot", "symlink-out", "hardlink-out", "gzip-bomb", "huge-json",
 		"truncated-gzip", "truncated-tar", "corrupt-header", "duplicate", "invalid-json", "deep-json", "wrong-kind",
-		"yaml-not-yaml", "non-utf8-name"} {
+		"yaml-not-yaml", "non-utf8-name", "metadata-number"} {
 		if !names[want] {
 			t.Errorf("no %s case", want)
 		}

@@ -311,6 +311,13 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 		if err := kinds.Item(i, o.kind); err != nil {
 			return nil, err
 		}
+		meta, problems := serverMeta(o.body[o.metaStart:o.metaEnd], c.Custom)
+		if len(problems) > 0 {
+			l.warn(rel, fmt.Errorf("item %d (%s): %s: left out of its metadata", i, o.name, strings.Join(problems, "; ")))
+		}
+		if meta != nil {
+			o.setMetadata(meta)
+		}
 		out.objects = append(out.objects, o)
 	}
 	return out, nil
@@ -370,6 +377,13 @@ func newLoadedObject(item []byte) (*loadedObject, error) {
 		}
 	}
 	return o, nil
+}
+
+// setMetadata replaces the object's metadata.
+func (o *loadedObject) setMetadata(meta []byte) {
+	body := make([]byte, 0, len(o.body)-(o.metaEnd-o.metaStart)+len(meta))
+	body = append(append(append(body, o.body[:o.metaStart]...), meta...), o.body[o.metaEnd:]...)
+	o.body, o.metaEnd = body, o.metaStart+len(meta)
 }
 
 // withoutMembers copies the compact object obj without the members drop
