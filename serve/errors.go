@@ -42,7 +42,7 @@ func writeError(w http.ResponseWriter, err error) {
 	if errors.As(err, &s) {
 		status = s.Status()
 	} else {
-		status = apierrors.NewInternalError(err).ErrStatus
+		status = metav1.Status{Code: http.StatusInternalServerError, Message: err.Error()}
 	}
 	writeStatus(w, &status)
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/bundlectl/bundlectl/serve/index"
 )
@@ -25,6 +26,9 @@ import (
 func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) error {
 	t, err := negotiateResource(r)
 	if err != nil {
+		return err
+	}
+	if _, err := parseResourceVersion(r.URL.Query().Get("resourceVersion")); err != nil {
 		return err
 	}
 	o := req.res.Find(req.namespace, req.name)
@@ -173,6 +177,21 @@ func (s *server) unstructuredListMeta(p pageMeta) []byte {
 	return meta
 }
 
+// parseResourceVersion is the storage's APIObjectVersioner: "" and "0"
+// are 0, anything else a decimal uint64, or the storage's invalid-value
+// error, which is no API status: a get or a watch answers it as a 500
+// with its text, a list wraps it in a BadRequest.
+func parseResourceVersion(rv string) (uint64, error) {
+	if rv == "" || rv == "0" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0, field.ErrorList{field.Invalid(field.NewPath("resourceVersion"), rv, err.Error())}.ToAggregate()
+	}
+	return n, nil
+}
+
 // paginate applies limit and continue as etcd does: a page ends at limit
 // objects, and the continue token names the key after the last one, so a
 // chunked kubectl get sees every object once, in order.
@@ -191,6 +210,8 @@ func (s *server) paginate(objs []*index.Object, opts *metainternalversion.ListOp
 		}
 		from := prefix + start
 		objs = objs[sort.Search(len(objs), func(i int) bool { return objs[i].Key >= from }):]
+	} else if _, err := parseResourceVersion(opts.ResourceVersion); err != nil {
+		return nil, pageMeta{}, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
 	}
 	if opts.Limit <= 0 || int64(len(objs)) <= opts.Limit {
 		return objs, pageMeta{}, nil

@@ -97,3 +97,49 @@ func liveStatus(t *testing.T, code int, body []byte) string {
 	out, _ := json.Marshal(s)
 	return http.StatusText(code) + " " + string(out)
 }
+
+// TestBadResourceVersionLive compares the answers to gets, lists and
+// watches from a resourceVersion that is not a number with the pinned
+// kube-apiserver's, Status for Status: a watch must not hang where the
+// server refuses (it answers 500: the storage's invalid-value error is
+// no API status).
+func TestBadResourceVersionLive(t *testing.T) {
+	c := localtest.Start(t)
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "x"}}}}
+	if _, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"/api/v1/pods?watch=true&resourceVersion=garbage&timeoutSeconds=5",
+		"/api/v1/namespaces/default/pods?watch=1&resourceVersion=-1&timeoutSeconds=5",
+		"/api/v1/namespaces/default/pods?watch=1&resourceVersion=garbage&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=5",
+		"/api/v1/pods?resourceVersion=garbage",
+		"/api/v1/pods?resourceVersion=garbage&resourceVersionMatch=NotOlderThan",
+		"/api/v1/namespaces/default/pods/web-1?resourceVersion=garbage",
+	} {
+		t.Run(path, func(t *testing.T) {
+			resp, err := live.Get(cfg.Host + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := liveStatus(t, resp.StatusCode, body)
+			r := get(t, srv, path)
+			if got := liveStatus(t, r.code, []byte(r.body)); got != want {
+				t.Errorf("serve answers\n%s\nthe apiserver\n%s", got, want)
+			}
+		})
+	}
+}

@@ -61,6 +61,10 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 		}
 		include = rowPolicy(r, topts.IncludeObject)
 	}
+	since, err := parseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return err
+	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		return apierrors.NewInternalError(errNoFlusher)
@@ -80,9 +84,8 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	ev := &eventWriter{s: s, req: req, t: t, include: include}
 	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents ||
 		opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
-	since, sinceErr := strconv.ParseUint(opts.ResourceVersion, 10, 64)
 	for _, o := range sel.Filter(req.res.NamespaceRange(req.namespace)) {
-		if !initial && !newerThan(o, since, sinceErr) {
+		if !initial && !newerThan(o, since) {
 			continue
 		}
 		if ev.write(w, "ADDED", o) != nil {
@@ -107,10 +110,7 @@ var errNoFlusher = errors.New("unable to start watch - can't get http.Flusher")
 
 // newerThan says whether an object changed after the resourceVersion a
 // watch starts from; objects without a numeric resourceVersion never did.
-func newerThan(o *index.Object, since uint64, sinceErr error) bool {
-	if sinceErr != nil {
-		return false
-	}
+func newerThan(o *index.Object, since uint64) bool {
 	rv, err := strconv.ParseUint(o.ResourceVersion, 10, 64)
 	return err == nil && rv > since
 }

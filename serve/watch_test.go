@@ -142,3 +142,33 @@ func TestWatchEndsWhenServerStops(t *testing.T) {
 		t.Errorf("the watch outlived the server by %v", open)
 	}
 }
+
+// TestBadResourceVersion refuses a resourceVersion that is not a number
+// as the server's storage does (TestBadResourceVersionLive compares with
+// it): a watch or a get with its error as a 500 (it is no API status),
+// a list with a BadRequest; a watch never hangs open instead.
+func TestBadResourceVersion(t *testing.T) {
+	srv := testServer(t)
+	const msg = `resourceVersion: Invalid value: "garbage": strconv.ParseUint: parsing "garbage": invalid syntax`
+	for _, tc := range []struct {
+		path   string
+		code   int
+		reason string
+		msg    string
+	}{
+		{"/api/v1/pods?watch=true&resourceVersion=garbage", 500, "", msg},
+		{"/api/v1/namespaces/default/pods/web-1?resourceVersion=garbage", 500, "", msg},
+		{"/api/v1/namespaces/default/pods/nope?resourceVersion=garbage", 500, "", msg},
+		{"/api/v1/pods?resourceVersion=garbage", 400, "BadRequest", "invalid resource version: " + msg},
+	} {
+		r := get(t, srv, tc.path)
+		if r.code != tc.code {
+			t.Errorf("%s: %d, want %d: %s", tc.path, r.code, tc.code, r.body)
+			continue
+		}
+		s := decode(t, r)
+		if s["kind"] != "Status" || s["message"] != tc.msg || (s["reason"] != nil) != (tc.reason != "") {
+			t.Errorf("%s: %s", tc.path, r.body)
+		}
+	}
+}
