@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"sort"
@@ -196,7 +197,19 @@ func Inspect(b *Bundle) (*Report, error) {
 		}
 		return a.Version < b.Version
 	})
-	rep.NotCollected = notCollected(disc, rep.Resources)
+	held, custom, customCollected := map[schema.GroupResource]bool{}, map[schema.GroupResource]bool{}, false
+	for _, r := range rep.Resources {
+		held[r.GVR().GroupResource()] = true
+		customCollected = customCollected || r.Custom
+	}
+	if len(b.CRDList) > 0 {
+		if l, err := DecodeList(b.CRDList, FormatJSON); err == nil {
+			custom = CustomResourcesOf(l)
+		}
+	}
+	for _, gr := range NotCollected(disc, held, custom, customCollected) {
+		rep.NotCollected = append(rep.NotCollected, gr.String())
+	}
 	logs := MapPodLogs(logFiles, pods)
 	rep.Logs, rep.UnmappedLogs = logs.Logs, logs.Unmapped
 	return rep, nil
@@ -235,18 +248,20 @@ func ListKind(c Classification, l *List) string {
 	return c.Kind
 }
 
-// notCollected lists the listable resources of discovery (subresources
-// aside) with no list in the bundle at any version.
-func notCollected(d *Discovery, have []ResourceSummary) []string {
+// NotCollected lists the group resources discovery advertises as
+// listable (subresources aside) of which the bundle holds no list at any
+// version (held): for them an empty answer means "not collected", not
+// "none". A custom resource of the bundle's CRDs (custom) is the
+// exception once the bundle holds any custom resource list
+// (customCollected): troubleshoot collects the objects of every CRD and
+// writes a file only for a namespace that has some, so no file means
+// none.
+func NotCollected(d *Discovery, held, custom map[schema.GroupResource]bool, customCollected bool) []schema.GroupResource {
 	if d == nil {
-		return []string{}
-	}
-	held := map[schema.GroupResource]bool{}
-	for _, r := range have {
-		held[r.GVR().GroupResource()] = true
+		return nil
 	}
 	seen := map[schema.GroupResource]bool{}
-	out := []string{}
+	var out []schema.GroupResource
 	for gv, resources := range d.Resources {
 		g, err := schema.ParseGroupVersion(gv)
 		if err != nil {
@@ -254,13 +269,33 @@ func notCollected(d *Discovery, have []ResourceSummary) []string {
 		}
 		for _, r := range resources {
 			gr := schema.GroupResource{Group: g.Group, Resource: r.Name}
-			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || held[gr] || seen[gr] {
+			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || held[gr] || seen[gr] || customCollected && custom[gr] {
 				continue
 			}
 			seen[gr] = true
-			out = append(out, gr.String())
+			out = append(out, gr)
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// CustomResourcesOf reads the group resources a CRD list defines; items
+// that do not decode are left out (the list's own checks report them).
+func CustomResourcesOf(l *List) map[schema.GroupResource]bool {
+	out := map[schema.GroupResource]bool{}
+	for _, raw := range l.Items {
+		var crd struct {
+			Spec struct {
+				Group string `json:"group"`
+				Names struct {
+					Plural string `json:"plural"`
+				} `json:"names"`
+			} `json:"spec"`
+		}
+		if json.Unmarshal(raw, &crd) == nil && crd.Spec.Names.Plural != "" {
+			out[schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}] = true
+		}
+	}
 	return out
 }

@@ -17,6 +17,16 @@ func (s *server) warnDeprecated(w http.ResponseWriter, gv schema.GroupVersion, r
 	}
 }
 
+// warnNotCollected tells a client that what it asks for is empty because
+// the bundle did not collect it, not because the cluster had none: a 200
+// with an empty list is what clients need, and the warning is what a
+// person reads (kubectl prints "Warning: ...").
+func (s *server) warnNotCollected(w http.ResponseWriter, req *apiRequest) {
+	if text := s.x.NotCollected(req.res, req.namespace); text != "" {
+		addWarning(w, text)
+	}
+}
+
 // addWarning adds a Warning header as the server's warning recorder
 // writes it (299, agent "-"), which clients print ("Warning: text").
 func addWarning(w http.ResponseWriter, text string) {

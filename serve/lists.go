@@ -33,6 +33,7 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) er
 	}
 	o := req.res.Find(req.namespace, req.name)
 	if o == nil {
+		s.warnNotCollected(w, req)
 		return apierrors.NewNotFound(req.res.GR, req.name)
 	}
 	b := &body{}
@@ -72,6 +73,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) e
 	if err != nil {
 		return err
 	}
+	s.warnNotCollected(w, req)
 	all := req.res.NamespaceRange(req.namespace)
 	objs := sel.Filter(all)
 	page, pm, err := s.paginate(objs, opts, req, sel.Empty())

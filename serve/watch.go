@@ -65,6 +65,7 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	if err != nil {
 		return err
 	}
+	s.warnNotCollected(w, req)
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		return apierrors.NewInternalError(errNoFlusher)

@@ -55,6 +55,10 @@ func (l *loader) assemble() {
 			x.resources[gr] = r
 		}
 		r.Custom = r.Custom || list.custom
+		if r.listedIn == nil {
+			r.listedIn = map[string]bool{}
+		}
+		r.listedIn[list.key.Namespace] = true
 		listGR[list.key] = gr
 		for _, lo := range list.objects {
 			o := l.newObject(r, list, lo, prefixes)
@@ -82,10 +86,28 @@ func (l *loader) assemble() {
 		x.customResources[schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}] = true
 	}
 	l.chooseFieldSets(crds)
+	l.markNotCollected()
 	x.deprecations = deprecations(x.Discovery, x.Version, crds)
 	x.ResourceVersion = strconv.FormatUint(maxRV, 10)
 	sort.Strings(l.warnings)
 	x.Warnings = append(x.Warnings, l.warnings...)
+}
+
+// markNotCollected marks the resources discovery advertises that the
+// bundle holds no list of (see Index.NotCollected).
+func (l *loader) markNotCollected() {
+	held, customCollected := map[schema.GroupResource]bool{}, false
+	for gr, r := range l.x.resources {
+		if r.listedIn != nil {
+			held[gr] = true
+			customCollected = customCollected || r.Custom
+		}
+	}
+	for _, gr := range contract.NotCollected(l.x.Discovery, held, l.x.customResources, customCollected) {
+		if r := l.x.resources[gr]; r != nil {
+			r.notCollected = true
+		}
+	}
 }
 
 // newObject places a decoded object in its resource: its key follows the

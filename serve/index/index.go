@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -64,6 +65,11 @@ type Resource struct {
 	// precedence): tables then list their rows in that order.
 	rowOrdered bool
 	fields     *fieldIndex
+	// notCollected is set when the bundle holds no list of the resource
+	// at any version (contract.NotCollected); listedIn are the namespaces
+	// of its list files ("" for a file of every namespace).
+	notCollected bool
+	listedIn     map[string]bool
 }
 
 // Object is one stored object, ready to be written in every form a client
@@ -248,6 +254,55 @@ func (x *Index) OpenAPI() *OpenAPIDocs { return x.openapi }
 // it could not be collected, and whether the bundle has either.
 func (x *Index) ContainerLog(namespace, pod, container string, previous bool) (ContainerLog, bool) {
 	return x.logs.find(namespace, pod, container, previous)
+}
+
+// NotCollected is the Warning text of a list, watch or get of the
+// resource in namespace ("" for all) that finds nothing for want of
+// collection rather than of objects; "" when the bundle collected what
+// is asked for. A resource is not collected when discovery advertises it
+// and the bundle holds no list of it (contract.NotCollected); a
+// namespace, when the bundle holds the resource's lists one file per
+// namespace (as troubleshoot writes built-in kinds: a file for every
+// namespace it collected, empty or not) and none for a namespace of the
+// bundle's. A custom resource's files name only the namespaces that have
+// some, so its namespaces are never reported; a namespace the bundle
+// does not list did not exist, and holds nothing, as on the live server.
+func (x *Index) NotCollected(r *Resource, namespace string) string {
+	what := r.GR.String()
+	if r.notCollected {
+		return fmt.Sprintf("this support bundle did not collect %s: an empty answer does not mean the cluster had none", what)
+	}
+	if !r.Namespaced || r.Custom || len(r.listedIn) == 0 || r.listedIn[""] {
+		return ""
+	}
+	var missing []string
+	if namespace != "" {
+		if !r.listedIn[namespace] && x.namespaceExists(namespace) {
+			missing = []string{namespace}
+		}
+	} else if ns := x.resources[namespacesResource]; ns != nil && !ns.notCollected {
+		for _, o := range ns.objects {
+			if !r.listedIn[o.Name] {
+				missing = append(missing, o.Name)
+			}
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("this support bundle did not collect %s in namespace %s: an empty answer there does not mean it had none", what, missing[0])
+	}
+	return fmt.Sprintf("this support bundle did not collect %s in namespaces %s: an empty answer there does not mean they had none", what, strings.Join(missing, ", "))
+}
+
+var namespacesResource = schema.GroupResource{Resource: "namespaces"}
+
+// namespaceExists says whether the bundle lists the namespace, or did not
+// collect namespaces at all.
+func (x *Index) namespaceExists(name string) bool {
+	ns := x.resources[namespacesResource]
+	return ns == nil || ns.notCollected || ns.Find("", name) != nil
 }
 
 // Deprecations are the Warning texts of a request to resource (with its
