@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -218,3 +219,30 @@ func TestKubeletLogError(t *testing.T) {
 }
 
 func bufioReader(s string) *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(s), 4096) }
+
+// TestLogMemory reads the end of a 32 MiB log, and its start under a
+// byte limit, without memory that follows the file: issue 18 measured
+// 850 MB for --tail=1 of an 800 MB log when the whole file was read.
+func TestLogMemory(t *testing.T) {
+	files := servetest.Small()
+	big := bytes.Repeat([]byte("a line of a big log, long enough to count\n"), 32<<20/42)
+	files["cluster-resources/pods/logs/default/web-2/app.log"] = append(big, "the last line\n"...)
+	srv := newHandlerServer(t, load(t, files.WriteDir(t, t.TempDir())))
+	for _, tc := range []struct{ query, want string }{
+		{"tailLines=1", "the last line\n"},
+		{"limitBytes=6", "a line"},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := get(t, srv, "/api/v1/namespaces/default/pods/web-2/log?"+tc.query)
+		runtime.ReadMemStats(&after)
+		if r.body != tc.want {
+			t.Errorf("%s: %q", tc.query, r.body)
+		}
+		// Client and server in one process: both count.
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+			t.Errorf("%s: %d bytes allocated for a 32 MiB log", tc.query, alloc)
+		}
+	}
+}
