@@ -51,6 +51,51 @@ const (
 	NormKlogPrefix = "klogPrefix"
 )
 
+// NormOutsideCollection is the one normalization no check names, since
+// it follows from the run, not from a resource: the gate collects its own
+// namespaces only, and the served bundle truthfully warns that it did not
+// collect a namespaced resource in the others ("Warning: this support
+// bundle did not collect pods in namespaces default, kube-system: ...").
+// Such a warning is dropped from the served stderr when every namespace
+// it names is outside the collection; one that names a collected
+// namespace stays, and diverges.
+const NormOutsideCollection = "outsideCollection"
+
+// notCollectedRE is serve's warning about namespaces it did not collect.
+var notCollectedRE = regexp.MustCompile(`^Warning: this support bundle did not collect \S+ in namespaces? (.+): an empty answer there does not mean`)
+
+// dropOutsideCollection removes from stderr the warnings about namespaces
+// outside collected (nil: all were collected, nothing is dropped) and
+// says how many it removed.
+func dropOutsideCollection(stderr string, collected []string) (string, int) {
+	if len(collected) == 0 || !strings.Contains(stderr, "did not collect") {
+		return stderr, 0
+	}
+	in := map[string]bool{}
+	for _, ns := range collected {
+		in[ns] = true
+	}
+	var kept []string
+	dropped := 0
+	for _, line := range strings.SplitAfter(stderr, "\n") {
+		if m := notCollectedRE.FindStringSubmatch(strings.TrimRight(line, "\n")); m != nil && !anyIn(strings.Split(m[1], ", "), in) {
+			dropped++
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, ""), dropped
+}
+
+func anyIn(names []string, set map[string]bool) bool {
+	for _, n := range names {
+		if set[n] {
+			return true
+		}
+	}
+	return false
+}
+
 // Normalizations lists every normalization a check may name.
 var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix}
 

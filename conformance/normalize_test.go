@@ -245,3 +245,21 @@ func TestClientAges(t *testing.T) {
 		t.Error("a second's difference passed as the time since the collection")
 	}
 }
+
+// The served bundle's warning about namespaces the gate did not collect is
+// dropped, counted; one naming a collected namespace stays.
+func TestDropOutsideCollection(t *testing.T) {
+	stderr := "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n" +
+		"Warning: this support bundle did not collect pods in namespaces default, kube-system: an empty answer there does not mean they had none\n" +
+		"Warning: this support bundle did not collect leases.coordination.k8s.io in namespace kube-node-lease: an empty answer there does not mean it had none\n" +
+		"Warning: this support bundle did not collect events in namespaces conformance-a, default: an empty answer there does not mean they had none\n"
+	got, n := dropOutsideCollection(stderr, []string{"conformance-a", "conformance-b"})
+	want := "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n" +
+		"Warning: this support bundle did not collect events in namespaces conformance-a, default: an empty answer there does not mean they had none\n"
+	if got != want || n != 2 {
+		t.Errorf("dropped %d:\n%s", n, got)
+	}
+	if got, n := dropOutsideCollection(stderr, nil); got != stderr || n != 0 {
+		t.Errorf("a collection of every namespace dropped %d", n)
+	}
+}

@@ -367,7 +367,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	logf("gate B: serving the bundle and running %d cases against both (%d at a time)", len(cases), o.Parallel)
 	res.Cases, res.ServeWarnings, err = runServerGate(ctx, serverGate{
 		bundle: bundleDir, live: c.Kubeconfig, kubectl: k, cases: cases,
-		parallel: o.Parallel, collectStart: collectStart, collectEnd: collectEnd,
+		parallel: o.Parallel, collectStart: collectStart, collectEnd: collectEnd, collected: namespaces,
 	})
 	if err != nil {
 		return res, fmt.Errorf("gate B: %w", err)
@@ -454,6 +454,9 @@ type serverGate struct {
 	// collectStart and collectEnd bound when the server rendered the
 	// tables the bundle holds.
 	collectStart, collectEnd time.Time
+	// collected are the namespaces the bundle was collected from; nil
+	// means all.
+	collected []string
 }
 
 // runServerGate serves the bundle in process and runs every case against
@@ -531,7 +534,16 @@ func runServerGate(ctx context.Context, g serverGate) ([]*CaseResult, []string, 
 				// the live ones during the live run.
 				ages := window{lo: liveStart.Sub(g.collectEnd), hi: liveEnd.Sub(g.collectStart)}
 				clientAges := window{lo: 0, hi: liveEnd.Sub(servedStart)}
-				divs, counts := compareOutputs(c, lo, so, ages, clientAges)
+				compared := so
+				var dropped int
+				compared.Stderr, dropped = dropOutsideCollection(so.Stderr, g.collected)
+				divs, counts := compareOutputs(c, lo, compared, ages, clientAges)
+				if dropped > 0 {
+					if counts == nil {
+						counts = map[string]int{}
+					}
+					counts[NormOutsideCollection] += dropped
+				}
 				results[i] = &CaseResult{Case: c, Divergences: divs, Counts: counts, Live: lo, Served: so, Duration: time.Since(t)}
 			}
 		}()
