@@ -14,7 +14,8 @@ import (
 )
 
 // buildScript is the recipe that builds kube-apiserver and etcd;
-// scripts/build-local-apiserver.sh is a symlink to this file.
+// scripts/build-local-apiserver.sh is a symlink to this file. It reads
+// releases.txt beside it.
 //
 //go:embed build-local-apiserver.sh
 var buildScript []byte
@@ -39,15 +40,16 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "bundlectl-cache")
 }
 
-// BinDir is where the binaries of Version live under a cache folder.
-func BinDir(cacheDir string) string {
-	return filepath.Join(cacheDir, "local-apiserver", Version)
+// BinDir is where the binaries of a release ("v1.31.14") live under a
+// cache folder: one folder per release.
+func BinDir(cacheDir, version string) string {
+	return filepath.Join(cacheDir, "local-apiserver", version)
 }
 
-// BuildCommand is the shell command that builds the binaries into binDir
-// from a bundlectl checkout.
-func BuildCommand(binDir string) string {
-	return "scripts/build-local-apiserver.sh " + shellQuote(binDir)
+// BuildCommand is the shell command that builds the binaries of a release
+// into binDir from a bundlectl checkout.
+func BuildCommand(binDir, version string) string {
+	return "scripts/build-local-apiserver.sh --kube-version " + shellQuote(version) + " " + shellQuote(binDir)
 }
 
 // Binaries are the paths of the two programs the provider starts.
@@ -57,10 +59,10 @@ type Binaries struct {
 	Etcd          string
 }
 
-// FindBinaries looks for kube-apiserver and etcd in binDir. Their version
-// is not checked here (running them costs time); Create checks the
-// server's /version instead.
-func FindBinaries(binDir string) (Binaries, error) {
+// FindBinaries looks for kube-apiserver and etcd of a release in binDir.
+// Their version is not checked here (running them costs time); Create
+// checks the server's /version instead.
+func FindBinaries(binDir, version string) (Binaries, error) {
 	b := Binaries{
 		Dir:           binDir,
 		KubeAPIServer: filepath.Join(binDir, "kube-apiserver"),
@@ -74,18 +76,19 @@ func FindBinaries(binDir string) (Binaries, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return b, fmt.Errorf("%w: %v missing in %s; build them with `%s` (from a bundlectl checkout; takes several minutes)",
-			ErrNotBuilt, missing, binDir, BuildCommand(binDir))
+		return b, fmt.Errorf("%w: %v of Kubernetes %s missing in %s; build them with `%s` (from a bundlectl checkout; takes several minutes)",
+			ErrNotBuilt, missing, version, binDir, BuildCommand(binDir, version))
 	}
 	return b, nil
 }
 
-// Build runs the embedded build script into binDir, writing its output to
-// out (nil discards it). It takes several minutes the first time and
-// needs bash and the go command. The script locks the folder, so
-// concurrent builds wait for each other. Cancelling ctx stops the whole
-// build (its process group).
-func Build(ctx context.Context, binDir string, out io.Writer) error {
+// Build runs the embedded build script to build kube-apiserver of a
+// release ("v1.31.14") and etcd into binDir, writing its output to out
+// (nil discards it). It takes several minutes the first time and needs
+// bash and the go command. The script locks the folder, so concurrent
+// builds wait for each other. Cancelling ctx stops the whole build (its
+// process group).
+func Build(ctx context.Context, binDir, version string, out io.Writer) error {
 	if !supported {
 		return errUnsupported
 	}
@@ -97,19 +100,18 @@ func Build(ctx context.Context, binDir string, out io.Writer) error {
 			return fmt.Errorf("building kube-apiserver into %s needs %s in PATH: %w", binDir, tool, err)
 		}
 	}
-	f, err := os.CreateTemp("", "bundlectl-build-local-apiserver-*.sh")
+	dir, err := os.MkdirTemp("", "bundlectl-build-local-apiserver-")
 	if err != nil {
 		return fmt.Errorf("building kube-apiserver: %w", err)
 	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(buildScript)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "build-local-apiserver.sh")
+	for name, data := range map[string][]byte{script: buildScript, filepath.Join(dir, "releases.txt"): releasesTxt} {
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			return fmt.Errorf("building kube-apiserver: writing the script: %w", err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("building kube-apiserver: writing the script: %w", err)
-	}
-	p, err := startProcess("build-local-apiserver", "bash", []string{f.Name(), binDir}, out)
+	p, err := startProcess("build-local-apiserver", "bash", []string{script, "--kube-version", version, binDir}, out)
 	if err != nil {
 		return fmt.Errorf("building kube-apiserver: %w", err)
 	}

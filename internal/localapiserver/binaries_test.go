@@ -36,10 +36,14 @@ func fakeGo(t *testing.T, delay string) (log string) {
 	script := `#!/usr/bin/env bash
 [[ "$1 $2 $3" == "mod download -json" ]] && { echo '{"GoMod": "` + mod + `"}'; exit 0; }
 [[ $1 == build ]] || exit 0
-out=; while [[ $# -gt 0 ]]; do [[ $1 == -o ]] && out=$2; shift; done
+out=; v=none; while [[ $# -gt 0 ]]; do
+	[[ $1 == -o ]] && out=$2
+	[[ $1 == -ldflags && $2 =~ gitVersion=(v[0-9.]+) ]] && v=${BASH_REMATCH[1]}
+	shift
+done
 echo "$$ $out" >>` + log + `
 sleep ` + delay + `
-printf '#!/bin/sh\necho "Kubernetes ` + localapiserver.Version + `"\necho "etcd Version: ` + strings.TrimPrefix(localapiserver.EtcdVersion, "v") + `"\nsleep 0.2\necho "Go Version: fake"\n' >"$out"
+printf '#!/bin/sh\necho "Kubernetes '$v'"\necho "etcd Version: ` + strings.TrimPrefix(localapiserver.EtcdVersion, "v") + `"\nsleep 0.2\necho "Go Version: fake"\n' >"$out"
 chmod +x "$out"
 `
 	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
@@ -61,7 +65,7 @@ func TestConcurrentBuildsShareTheCache(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = localapiserver.Build(context.Background(), binDir, &outs[i])
+			errs[i] = localapiserver.Build(context.Background(), binDir, localapiserver.Version, &outs[i])
 		}()
 	}
 	wg.Wait()
@@ -70,7 +74,7 @@ func TestConcurrentBuildsShareTheCache(t *testing.T) {
 			t.Errorf("build %d: %v\n%s", i, err, outs[i].String())
 		}
 	}
-	if _, err := localapiserver.FindBinaries(binDir); err != nil {
+	if _, err := localapiserver.FindBinaries(binDir, localapiserver.Version); err != nil {
 		t.Error(err)
 	}
 	data, _ := os.ReadFile(log)
@@ -91,7 +95,7 @@ func TestCancelledBuildStopsEverything(t *testing.T) {
 	binDir := filepath.Join(t.TempDir(), "bin")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- localapiserver.Build(ctx, binDir, nil) }()
+	go func() { done <- localapiserver.Build(ctx, binDir, localapiserver.Version, nil) }()
 	var pid int
 	for deadline := time.Now().Add(20 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		data, _ := os.ReadFile(log)
@@ -117,7 +121,7 @@ func TestCancelledBuildStopsEverything(t *testing.T) {
 	if alive(pid) && !zombie(pid) {
 		t.Errorf("the build's go command (pid %d) still runs", pid)
 	}
-	if _, err := localapiserver.FindBinaries(binDir); !errors.Is(err, localapiserver.ErrNotBuilt) {
+	if _, err := localapiserver.FindBinaries(binDir, localapiserver.Version); !errors.Is(err, localapiserver.ErrNotBuilt) {
 		t.Errorf("after a cancelled build: %v", err)
 	}
 }

@@ -4,16 +4,18 @@
 # into a cache folder. The conformance gate's --local provider (package
 # internal/localapiserver) starts them as processes on loopback.
 #
-# Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z] [--kubectl | --kubectl-only] [DEST]
-#   --kube-version  the release to build, default the pinned one (v1.37.1)
+# Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z|1.NN] [--kubectl | --kubectl-only] [DEST]
+#   --kube-version  the release to build, default the pinned one (v1.37.1);
+#                   a minor (1.31) means its newest patch, as releases.txt
+#                   (beside this file) lists it
 #   --kubectl       build kubectl of the same release too
 #   --kubectl-only  build only kubectl of that release (a client to test
 #                   against the pinned server; no kube-apiserver or etcd)
 #   DEST            defaults to ${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/<release>
 #
 # This file is the only copy of the recipe: package internal/localapiserver
-# embeds it (so a `go install`ed bundlectl can build the binaries too) and
-# scripts/build-local-apiserver.sh is a symlink to it.
+# embeds it with releases.txt (so a `go install`ed bundlectl can build the
+# binaries too) and scripts/build-local-apiserver.sh is a symlink to it.
 #
 # k8s.io/kubernetes and etcd's server module carry replace directives, so
 # neither can be `go install`ed by version; each is built from a throwaway
@@ -48,12 +50,41 @@ while [[ $# -gt 0 ]]; do
 	*) dest=$1; shift ;;
 	esac
 done
+
+# releases.txt: "1.NN vX.Y.Z key=value..." per supported minor.
+releases="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/releases.txt"
+if [[ ! -r $releases ]]; then
+	echo "$releases is missing: the script reads the releases it supports from it" >&2
+	exit 2
+fi
+release_line() { # release_line MINOR: that minor's line, or nothing
+	local m rest
+	while read -r m rest; do
+		[[ $m == "$1" ]] && { echo "$m $rest"; return; }
+	done <"$releases"
+	return 0
+}
+if [[ $K8S_VERSION =~ ^v?1\.([0-9]+)$ ]]; then
+	line="$(release_line "1.${BASH_REMATCH[1]}")"
+	if [[ -z $line ]]; then
+		echo "Kubernetes $K8S_VERSION is not a minor $releases lists" >&2
+		exit 2
+	fi
+	read -r _ K8S_VERSION _ <<<"$line"
+fi
 if [[ ! $K8S_VERSION =~ ^v1\.([0-9]+)\.([0-9]+)$ ]]; then
-	echo "--kube-version wants a release such as v1.31.14, not $K8S_VERSION" >&2
+	echo "--kube-version wants a release such as v1.31.14 or a minor such as 1.31, not $K8S_VERSION" >&2
 	exit 2
 fi
 minor=${BASH_REMATCH[1]}
 STAGING_VERSION=v0.$minor.${BASH_REMATCH[2]}
+# Modules the wrapper needs newer than the release pins (require=).
+extra_reqs=()
+for kv in $(release_line "1.$minor"); do
+	if [[ $kv == require=* ]]; then
+		IFS=, read -r -a extra_reqs <<<"${kv#require=}"
+	fi
+done
 
 dest="${dest:-${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/$K8S_VERSION}"
 mkdir -p "$dest"
@@ -154,6 +185,7 @@ vpkg=k8s.io/component-base/version
 k8s_ldflags="-s -w -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
 reqs=("k8s.io/kubernetes@$K8S_VERSION")
 for m in "${staging[@]}"; do reqs+=("k8s.io/$m@$STAGING_VERSION"); done
+reqs+=("${extra_reqs[@]}")
 if $with_server; then
 	build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" "${reqs[@]}"
 fi

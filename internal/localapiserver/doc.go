@@ -1,10 +1,12 @@
 // Package localapiserver provides the live cluster of the conformance gate without
-// containers (the gate's --local flag): a real kube-apiserver and etcd of
-// the pinned release (Version, EtcdVersion), started as child processes on
-// 127.0.0.1. The binaries are built once from the Go module proxy into
-// BinDir(DefaultCacheDir()) by the build script this package embeds
-// (scripts/build-local-apiserver.sh is a symlink to it); Create runs it
-// when they are missing, unless Options.NoBuild.
+// containers (the gate's --local flag): a real kube-apiserver and etcd,
+// started as child processes on 127.0.0.1. kube-apiserver is the pinned
+// release (Version) or any other of Releases (Options.KubeVersion: one per
+// minor, listed with what each needs in releases.txt); etcd is always
+// EtcdVersion. The binaries are built once per release from the Go module
+// proxy into BinDir(DefaultCacheDir(), release) by the build script this
+// package embeds (scripts/build-local-apiserver.sh is a symlink to it);
+// Create runs it when they are missing, unless Options.NoBuild.
 //
 // # What runs
 //
@@ -49,10 +51,12 @@
 // # API surface
 //
 // The apiserver serves every API version of the release
-// (--runtime-config=api/all=true) with the feature gates in
-// DefaultFeatureGates, and every kind the Kubernetes 1.37 table printers
-// know is served (the package's tests check each one). Four kinds need a
-// gate besides the runtime config:
+// (--runtime-config=api/all=true) with the feature gates of its line in
+// releases.txt (Release.FeatureGates): each is a gate that release's
+// pkg/registry/*/rest checks before it serves a kind of the table
+// printers. For the pinned release every kind the Kubernetes 1.37 table
+// printers know is served (the package's tests check each one). Four kinds
+// need a gate besides the runtime config:
 //
 //   - GenericWorkload: scheduling.k8s.io v1beta1 Workload and PodGroup
 //   - CompositePodGroup: scheduling.k8s.io v1alpha3 CompositePodGroup; it

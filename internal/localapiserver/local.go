@@ -24,26 +24,14 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 )
 
-// Version is the Kubernetes release the provider runs; the binaries are
-// built from k8s.io/kubernetes at this version.
+// Version is the Kubernetes release the provider runs by default, the one
+// bundlectl is built with (k8s.io/kubernetes in go.mod); Options.KubeVersion
+// picks another of Releases.
 const Version = "v1.37.1"
 
-// EtcdVersion is the etcd server Version requires.
+// EtcdVersion is the etcd server Version requires; every release runs
+// with it.
 const EtcdVersion = "v3.7.0"
-
-// DefaultFeatureGates turn on the alpha and beta gates without which
-// kube-apiserver 1.37.1 does not serve a kind the 1.37 table printers know,
-// even with --runtime-config=api/all=true. See the package documentation
-// for what each one does and for the gates left off.
-var DefaultFeatureGates = []string{
-	"GenericWorkload=true",   // scheduling.k8s.io Workload and PodGroup
-	"CompositePodGroup=true", // scheduling.k8s.io v1alpha3 CompositePodGroup
-	// CompositePodGroup depends on it: the scheduler's gate, which in the
-	// apiserver only lets Workloads and PodGroups keep topology fields.
-	"TopologyAwareWorkloadScheduling=true",
-	"EvictionRequestAPI=true",    // lifecycle.k8s.io v1alpha1 EvictionRequest and Eviction
-	"DRAResourcePoolStatus=true", // resource.k8s.io ResourcePoolStatusRequest
-}
 
 // DefaultRuntimeConfig serves every API version the release has.
 const DefaultRuntimeConfig = "api/all=true"
@@ -66,9 +54,12 @@ const AdvertiseAddress = "192.0.2.1"
 // from the shared cache (built on first use), a fresh work dir under the
 // system temp dir, the maximal API surface.
 type Options struct {
-	Name     string // cluster name in the kubeconfig and reports, default "bundlectl-local"
-	CacheDir string // bundlectl's cache, default DefaultCacheDir(); binaries in BinDir(CacheDir)
-	BinDir   string // where kube-apiserver and etcd are, overriding CacheDir
+	Name string // cluster name in the kubeconfig and reports, default "bundlectl-local"
+	// KubeVersion is the release to run: "v1.31.14", or a minor ("1.31")
+	// for its newest patch (LookupRelease); default Version.
+	KubeVersion string
+	CacheDir    string // bundlectl's cache, default DefaultCacheDir(); binaries in BinDir(CacheDir, release)
+	BinDir      string // where kube-apiserver and etcd are, overriding CacheDir
 	// NoBuild makes Create fail with ErrNotBuilt instead of running the
 	// build script (minutes) when the binaries are missing.
 	NoBuild     bool
@@ -83,8 +74,9 @@ type Options struct {
 	// each Create), default the work dir.
 	LogDir string
 
-	// FeatureGates for kube-apiserver, "Name=bool" each; nil means
-	// DefaultFeatureGates, an empty non-nil slice the release's defaults.
+	// FeatureGates for kube-apiserver, "Name=bool" each; nil means the
+	// release's (Release.FeatureGates), an empty non-nil slice the
+	// release's defaults.
 	FeatureGates []string
 	// RuntimeConfig for kube-apiserver, default DefaultRuntimeConfig.
 	RuntimeConfig string
@@ -106,7 +98,9 @@ type Options struct {
 // Provider runs one local control plane: etcd and kube-apiserver. It is
 // not safe for concurrent use; Create once, then Delete.
 type Provider struct {
-	opts Options
+	opts    Options
+	release Release
+	err     error // from resolving Options.KubeVersion, returned by Create
 
 	bins      Binaries
 	workDir   string
@@ -122,14 +116,15 @@ func New(opts Options) *Provider {
 	if opts.Name == "" {
 		opts.Name = "bundlectl-local"
 	}
+	release, err := LookupRelease(opts.KubeVersion)
 	if opts.CacheDir == "" {
 		opts.CacheDir = DefaultCacheDir()
 	}
 	if opts.BinDir == "" {
-		opts.BinDir = BinDir(opts.CacheDir)
+		opts.BinDir = BinDir(opts.CacheDir, release.Version)
 	}
 	if opts.FeatureGates == nil {
-		opts.FeatureGates = DefaultFeatureGates
+		opts.FeatureGates = release.FeatureGates
 	}
 	if opts.RuntimeConfig == "" {
 		opts.RuntimeConfig = DefaultRuntimeConfig
@@ -146,8 +141,11 @@ func New(opts Options) *Provider {
 	if opts.freePorts == nil {
 		opts.freePorts = freePorts
 	}
-	return &Provider{opts: opts}
+	return &Provider{opts: opts, release: release, err: err}
 }
+
+// Release is the release the provider runs.
+func (p *Provider) Release() Release { return p.release }
 
 // Name names the provider in reports.
 func (p *Provider) Name() string { return "local" }
@@ -172,15 +170,19 @@ func (p *Provider) Create(ctx context.Context) (_ *cluster.Cluster, err error) {
 	if !supported {
 		return nil, fmt.Errorf("local: %w", errUnsupported)
 	}
+	if p.err != nil {
+		return nil, fmt.Errorf("local: %w", p.err)
+	}
 	if p.created || p.workDir != "" {
 		return nil, errors.New("local: Create was already called on this provider")
 	}
-	bins, err := FindBinaries(p.opts.BinDir)
+	version := p.release.Version
+	bins, err := FindBinaries(p.opts.BinDir, version)
 	if errors.Is(err, ErrNotBuilt) && !p.opts.NoBuild {
-		if berr := Build(ctx, p.opts.BinDir, p.opts.BuildOutput); berr != nil {
+		if berr := Build(ctx, p.opts.BinDir, version, p.opts.BuildOutput); berr != nil {
 			return nil, fmt.Errorf("local: %w", berr)
 		}
-		bins, err = FindBinaries(p.opts.BinDir)
+		bins, err = FindBinaries(p.opts.BinDir, version)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
@@ -225,7 +227,7 @@ func (p *Provider) Create(ctx context.Context) (_ *cluster.Cluster, err error) {
 		return nil, fmt.Errorf("local: writing the kubeconfig: %w", err)
 	}
 	p.created = true
-	return &cluster.Cluster{Name: p.opts.Name, Kubeconfig: kubeconfig, Version: Version}, nil
+	return &cluster.Cluster{Name: p.opts.Name, Kubeconfig: kubeconfig, Version: version}, nil
 }
 
 // Delete stops kube-apiserver, then etcd (SIGTERM, SIGKILL after
@@ -291,7 +293,7 @@ func (p *Provider) start(ctx context.Context, pk *pki) (string, error) {
 	if err := p.waitReady(ctx, client, server, pk.token); err != nil {
 		return "", err
 	}
-	if err := checkVersion(ctx, client, server, pk.token); err != nil {
+	if err := checkVersion(ctx, client, server, pk.token, p.release.Version); err != nil {
 		return "", fmt.Errorf("local: %s: %w", p.bins.KubeAPIServer, err)
 	}
 	return server, nil
@@ -480,7 +482,7 @@ func failingChecks(body []byte) string {
 
 // checkVersion makes sure the binary in the cache is the release the
 // provider promises; a stale cache would otherwise pass silently.
-func checkVersion(ctx context.Context, client *http.Client, server, token string) error {
+func checkVersion(ctx context.Context, client *http.Client, server, token, want string) error {
 	status, body, err := get(ctx, client, server+"/version", token)
 	if err != nil {
 		return fmt.Errorf("reading /version: %w", err)
@@ -491,8 +493,8 @@ func checkVersion(ctx context.Context, client *http.Client, server, token string
 	if status != http.StatusOK || json.Unmarshal(body, &v) != nil {
 		return fmt.Errorf("reading /version: %d %s", status, body)
 	}
-	if v.GitVersion != Version {
-		return fmt.Errorf("serves %s, not %s: rebuild it with the build script", v.GitVersion, Version)
+	if v.GitVersion != want {
+		return fmt.Errorf("serves %s, not %s: rebuild it with the build script", v.GitVersion, want)
 	}
 	return nil
 }

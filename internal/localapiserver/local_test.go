@@ -28,7 +28,7 @@ var _ cluster.Provider = (*localapiserver.Provider)(nil)
 func TestMissingBinariesNameTheFolderAndTheBuildCommand(t *testing.T) {
 	cache := t.TempDir()
 	work := t.TempDir()
-	binDir := localapiserver.BinDir(cache)
+	binDir := localapiserver.BinDir(cache, localapiserver.Version)
 	// A half-built cache: kube-apiserver is there, etcd is not.
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestMissingBinariesNameTheFolderAndTheBuildCommand(t *testing.T) {
 	if !errors.Is(err, localapiserver.ErrNotBuilt) {
 		t.Fatalf("err = %v, want ErrNotBuilt", err)
 	}
-	for _, want := range []string{binDir, "scripts/build-local-apiserver.sh " + binDir, "[etcd]"} {
+	for _, want := range []string{binDir, "scripts/build-local-apiserver.sh --kube-version " + localapiserver.Version + " " + binDir, "[etcd]"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}

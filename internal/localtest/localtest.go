@@ -33,13 +33,21 @@ const Version = localapiserver.Version
 // buildTimeout bounds a build made for a test in CI.
 const buildTimeout = 30 * time.Minute
 
-// RequireBinaries returns the folder holding kube-apiserver and etcd, for
-// the default cache. Outside CI it skips the test when they are missing;
-// with CI=true it builds them, and fails the test if that fails.
+// RequireBinaries returns the folder holding kube-apiserver and etcd of
+// the pinned release, for the default cache. Outside CI it skips the test
+// when they are missing; with CI=true it builds them, and fails the test
+// if that fails.
 func RequireBinaries(t testing.TB) string {
 	t.Helper()
-	dir := localapiserver.BinDir(localapiserver.DefaultCacheDir())
-	_, err := localapiserver.FindBinaries(dir)
+	return RequireRelease(t, Version)
+}
+
+// RequireRelease is RequireBinaries for a release the local provider
+// supports ("v1.31.14").
+func RequireRelease(t testing.TB, version string) string {
+	t.Helper()
+	dir := localapiserver.BinDir(localapiserver.DefaultCacheDir(), version)
+	_, err := localapiserver.FindBinaries(dir, version)
 	if err == nil {
 		return dir
 	}
@@ -48,18 +56,18 @@ func RequireBinaries(t testing.TB) string {
 	}
 	if !testenv.CI() {
 		t.Skipf("kube-apiserver %s and etcd are not built in %s: run `%s` once (several minutes)",
-			localapiserver.Version, dir, localapiserver.BuildCommand(dir))
+			version, dir, localapiserver.BuildCommand(dir, version))
 	}
-	t.Logf("CI=true and kube-apiserver is not built in %s: building it", dir)
+	t.Logf("CI=true and kube-apiserver %s is not built in %s: building it", version, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
 	w := &logWriter{t: t}
-	if err := localapiserver.Build(ctx, dir, w); err != nil {
+	if err := localapiserver.Build(ctx, dir, version, w); err != nil {
 		w.flush()
 		t.Fatal(err)
 	}
 	w.flush()
-	if _, err := localapiserver.FindBinaries(dir); err != nil {
+	if _, err := localapiserver.FindBinaries(dir, version); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -73,13 +81,18 @@ func Start(t testing.TB) *cluster.Cluster {
 	return c
 }
 
-// StartWith starts a local cluster with opts (binaries from the default
-// cache unless opts says otherwise) and deletes it when the test ends. If
-// the test failed, the end of kube-apiserver's log is logged first.
+// StartWith starts a local cluster with opts (binaries of
+// opts.KubeVersion, default the pinned release, from the default cache
+// unless opts says otherwise) and deletes it when the test ends. If the
+// test failed, the end of kube-apiserver's log is logged first.
 func StartWith(t testing.TB, opts localapiserver.Options) (*localapiserver.Provider, *cluster.Cluster) {
 	t.Helper()
 	if opts.BinDir == "" && opts.CacheDir == "" {
-		opts.BinDir = RequireBinaries(t)
+		r, err := localapiserver.LookupRelease(opts.KubeVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.BinDir = RequireRelease(t, r.Version)
 	}
 	opts.NoBuild = true
 	p := localapiserver.New(opts)

@@ -21,6 +21,7 @@ type conformanceOptions struct {
 	IOStreams
 	kind        bool
 	local       bool
+	kubeVersion string
 	kubeconfig  string
 	kindName    string
 	kindImage   string
@@ -72,9 +73,10 @@ Known divergences are accepted only through the baseline file, each with a
 reason; an entry that no longer happens fails the gate too.
 
 The live cluster:
-  --local            kube-apiserver and etcd of the pinned release as local
-                     processes (built into the cache on first use), stopped
-                     and removed afterwards
+  --local            kube-apiserver and etcd as local processes (built into
+                     the cache on first use, one folder per release), stopped
+                     and removed afterwards; the pinned release, or the one
+                     --kube-version names (Kubernetes ` + localapiserver.SupportedMinors() + `)
   --kind             a kind cluster, deleted afterwards unless --keep (needs
                      a container runtime); its node image is one of those the
                      kind release bundlectl is built with lists, by digest:
@@ -87,7 +89,8 @@ The exit code is 0 only when the gate holds.`,
 		RunE: runE(o),
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.local, "local", false, "run kube-apiserver "+localapiserver.Version+" and etcd as local processes (built into the cache on first use)")
+	f.BoolVar(&o.local, "local", false, "run kube-apiserver and etcd as local processes (built into the cache on first use)")
+	f.StringVar(&o.kubeVersion, "kube-version", "", "with --local, the Kubernetes release to run: v1.31.14, or a minor (1.31) for its newest patch (default "+localapiserver.Version+"; "+localapiserver.SupportedMinors()+")")
 	f.BoolVar(&o.kind, "kind", false, "create a kind cluster (needs docker, podman or nerdctl)")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "use the existing cluster of this kubeconfig's current context")
 	f.StringVar(&o.kindName, "kind-name", "bundlectl-conformance", "name of the kind cluster")
@@ -133,6 +136,14 @@ func (o *conformanceOptions) Validate() error {
 		return errors.New("--local, --kind and --kubeconfig exclude each other")
 	case !o.kind && (o.kindImage != "" || o.kindVersion != "" || o.kindCLI != ""):
 		return errors.New("--kind-image, --kind-version and --kind-runtime need --kind")
+	case !o.local && o.kubeVersion != "":
+		return errors.New("--kube-version needs --local (with --kind, --kind-version picks the node image)")
+	case o.local:
+		r, err := localapiserver.LookupRelease(o.kubeVersion)
+		if err != nil {
+			return fmt.Errorf("--kube-version: %w", err)
+		}
+		o.kubeVersion = r.Version
 	case o.kind:
 		image, warning, err := kind.Images.Resolve(o.kindImage, o.kindVersion)
 		if err != nil {
@@ -158,7 +169,7 @@ func (o *conformanceOptions) Validate() error {
 func (o *conformanceOptions) provider(kindDir string) (p cluster.Provider, outlives bool) {
 	switch {
 	case o.local:
-		return localapiserver.New(localapiserver.Options{BuildOutput: o.ErrOut, Keep: o.keep}), false
+		return localapiserver.New(localapiserver.Options{KubeVersion: o.kubeVersion, BuildOutput: o.ErrOut, Keep: o.keep}), false
 	case o.kind:
 		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir, Log: o.ErrOut}), o.keep
 	}
