@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance conformance-clients serve-clients clean apiserver generate
+.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients clean apiserver generate
 
 all: build
 
@@ -91,6 +91,22 @@ conformance: build
 # client, the reports in $(OUT)/clients. About 3 minutes per client.
 conformance-clients: build
 	OUT=$(OUT) scripts/conformance-clients.sh
+
+# The gate against kube-apiserver of every supported minor (the newest
+# patch of each, internal/localapiserver/releases.txt), one after the
+# other: a line per minor, the reports in $(OUT)/matrix. Each release is
+# built into the cache on first use (several minutes each); then about 3
+# minutes per minor.
+conformance-matrix: build
+	OUT=$(OUT) KUBECTL=$(KUBECTL) scripts/live-matrix.sh
+
+# Each supported minor's live Tables of the fixtures, recorded from its
+# kube-apiserver into testdata/live/<minor>/bundle.tar.gz (the bundle the
+# gate collects, gzipped); the default suite compares the upgrade with
+# them. MINORS="1.31 1.33" records only those.
+MINORS ?=
+record-live: build
+	OUT=$(OUT) KUBECTL=$(KUBECTL) scripts/live-matrix.sh --record $(MINORS)
 
 # serve's kubectl tests with the same clients (the default suite runs the
 # ones preinstalled at /usr/lib/google-cloud-sdk/bin).
