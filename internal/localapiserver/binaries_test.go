@@ -28,13 +28,22 @@ func fakeGo(t *testing.T, delay string) (log string) {
 	}
 	dir := t.TempDir()
 	log = filepath.Join(dir, "builds.log")
-	// The script reads the release's go.mod for its staging modules.
+	// The script reads the release's go.mod for its staging modules, and
+	// looks for the generated OpenAPI code in its folder.
 	mod := filepath.Join(dir, "kubernetes.mod")
 	if err := os.WriteFile(mod, []byte("module k8s.io/kubernetes\n\nreplace k8s.io/api => ./staging/src/k8s.io/api\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	src := filepath.Join(dir, "kubernetes")
+	openapi := filepath.Join(src, "pkg", "generated", "openapi")
+	if err := os.MkdirAll(openapi, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(openapi, "zz_generated.openapi.go"), []byte("package openapi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	script := `#!/usr/bin/env bash
-[[ "$1 $2 $3" == "mod download -json" ]] && { echo '{"GoMod": "` + mod + `"}'; exit 0; }
+[[ "$1 $2 $3" == "mod download -json" ]] && { printf '{\n\t"Dir": "%s",\n\t"GoMod": "%s"\n}\n' ` + src + ` ` + mod + `; exit 0; }
 [[ $1 == build ]] || exit 0
 out=; v=none; while [[ $# -gt 0 ]]; do
 	[[ $1 == -o ]] && out=$2

@@ -140,6 +140,8 @@ trap 'exit 143' TERM
 # The staging modules are the ones the release's go.mod replaces with
 # ./staging/src/k8s.io/<name>: the list changes from release to release.
 kmod="$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$K8S_VERSION")"
+kdir="${kmod#*\"Dir\": \"}"
+kdir="${kdir%%\"*}"
 kmod="${kmod#*\"GoMod\": \"}"
 kmod="${kmod%%\"*}"
 staging=()
@@ -150,6 +152,47 @@ if [[ ${#staging[@]} -eq 0 ]]; then
 	echo "found no staging modules in $kmod" >&2
 	exit 1
 fi
+
+# Releases before 1.24 do not ship pkg/generated/openapi/zz_generated.openapi.go
+# in their module: their build generated it, as
+# build/root/Makefile.generated_files says: kube-openapi's openapi-gen
+# (at the version the release pins) over every package of the release and
+# its staging modules, but code-generator's and sample-apiserver's, with a
+# file holding a "// +k8s:" tag and a "+k8s:openapi-gen=" one. It is
+# generated here the same way, in GOPATH mode over the wrapper's vendor
+# folder (as the release's hack/run-in-gopath.sh did), into that folder.
+openapi_pkgs() { # openapi_pkgs REQUIREMENTS...: the packages openapi-gen reads
+	local req dir m
+	for req in "$@"; do
+		m=${req%@*}
+		case $m in k8s.io/code-generator | k8s.io/sample-apiserver) continue ;; k8s.io/*) ;; *) continue ;; esac
+		dir="$(go mod download -json "$req" 2>/dev/null | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')" || continue
+		[[ -n $dir ]] || continue
+		grep -rl --include='*.go' '^// *+k8s:' "$dir" |
+			{ grep -v -e '/vendor/' -e '/testdata/' -e '_test\.go$' || true; } |
+			xargs -r grep -l '+k8s:openapi-gen=' |
+			xargs -r -n1 dirname | LC_ALL=C sort -u |
+			sed "s#^$dir#$m#"
+	done
+}
+
+generate_openapi() { # in the wrapper, after tidy
+	echo "generating pkg/generated/openapi (the module of $K8S_VERSION lacks it) with openapi-gen"
+	go build -mod=mod -o "$work/bin/openapi-gen" k8s.io/kube-openapi/cmd/openapi-gen
+	go mod vendor
+	local gopath="$work/gopath" self="bundlectl.local/$name"
+	mkdir -p "$gopath/src/$(dirname "$self")"
+	ln -sfn "$PWD" "$gopath/src/$self"
+	printf '/*\nCopyright The Kubernetes Authors.\n*/\n\n' >"$work/boilerplate.go.txt"
+	(
+		cd "$gopath/src/$self"
+		GO111MODULE=off GOPATH="$gopath" GOFLAGS= "$work/bin/openapi-gen" \
+			-i "$(paste -sd, "$work/openapi-pkgs")" \
+			-p k8s.io/kubernetes/pkg/generated/openapi -O zz_generated.openapi \
+			-h "$work/boilerplate.go.txt" -o "$work/openapi" -r "$work/openapi/violations.report"
+	)
+	cp "$work/openapi/k8s.io/kubernetes/pkg/generated/openapi/zz_generated.openapi.go" vendor/k8s.io/kubernetes/pkg/generated/openapi/
+}
 
 build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 	local name=$1 pkg=$2 ldflags=$3
@@ -174,9 +217,21 @@ build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 				go mod edit -require="$m@$v" -replace="$m=$work/empty/$m"
 			fi
 		done
+		local gen=false
+		if [[ $name == kube-apiserver && ! -f $kdir/pkg/generated/openapi/zz_generated.openapi.go ]]; then
+			gen=true
+			# tools.go imports them, so that tidy and vendor keep them.
+			openapi_pkgs "$@" >"$work/openapi-pkgs"
+			sed 's/.*/import _ "&"/' "$work/openapi-pkgs" >>tools.go
+		fi
 		go mod tidy >/dev/null
+		local mod=mod
+		if $gen; then
+			generate_openapi
+			mod=vendor
+		fi
 		echo "building $name from $pkg"
-		CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg"
+		CGO_ENABLED=0 go build -mod=$mod -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg"
 	)
 	mv -f "$tmp" "$dest/$name"
 }
@@ -186,7 +241,11 @@ k8s_ldflags="-s -w -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg
 reqs=("k8s.io/kubernetes@$K8S_VERSION")
 for m in "${staging[@]}"; do reqs+=("k8s.io/$m@$STAGING_VERSION"); done
 reqs+=("${extra_reqs[@]}")
-if $with_server; then
+apiserver_built() {
+	local k
+	k="$("$dest/kube-apiserver" --version 2>/dev/null)" && has_line "$k" "Kubernetes $K8S_VERSION"
+}
+if $with_server && ! apiserver_built; then
 	build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" "${reqs[@]}"
 fi
 if $with_kubectl; then
@@ -197,6 +256,19 @@ etcd_built() {
 	local e
 	e="$("$dest/etcd" --version 2>/dev/null)" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}"
 }
+# Every release runs the same etcd: one another release's folder holds is
+# copied rather than built again.
+if $with_server && ! etcd_built; then
+	for other in "$(dirname "$dest")"/*/etcd; do
+		e="$("$other" --version 2>/dev/null)" || continue
+		if has_line "$e" "etcd Version: ${ETCD_VERSION#v}"; then
+			echo "etcd $ETCD_VERSION copied from $other"
+			cp "$other" "$dest/.etcd.tmp.$$"
+			mv -f "$dest/.etcd.tmp.$$" "$dest/etcd"
+			break
+		fi
+	done
+fi
 if $with_server && ! etcd_built; then
 	build etcd go.etcd.io/etcd/server/v3 "-s -w" \
 		"go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/api/v3@$ETCD_VERSION" \
