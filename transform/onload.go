@@ -17,8 +17,10 @@ import (
 // which serve never imports. The bundle is upgraded into an uncompressed
 // tar in a temporary folder that cleanup removes; log is told the
 // collection time the ages are computed at, and every problem.
-// collectedAt, when not zero, overrides the time the bundle tells.
-func UpgradeOnLoad(collectedAt time.Time, log io.Writer) func(ctx context.Context, b *contract.Bundle) (path string, cleanup func(), err error) {
+// collectedAt, when not zero, overrides the time the bundle tells, and
+// kubeVersion, when set, the Kubernetes version the tables are rendered
+// for.
+func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) func(ctx context.Context, b *contract.Bundle) (path string, cleanup func(), err error) {
 	return func(ctx context.Context, b *contract.Bundle) (string, func(), error) {
 		dir, err := os.MkdirTemp("", "bundlectl-serve-")
 		if err != nil {
@@ -32,7 +34,7 @@ func UpgradeOnLoad(collectedAt time.Time, log io.Writer) func(ctx context.Contex
 			return "", nil, err
 		}
 		defer w.Abort()
-		sum, err := Run(ctx, b, w, RunOptions{CollectedAt: collectedAt})
+		sum, err := Run(ctx, b, w, RunOptions{CollectedAt: collectedAt, KubeVersion: kubeVersion})
 		if err == nil {
 			err = w.Commit(ctx)
 		}
@@ -40,8 +42,11 @@ func UpgradeOnLoad(collectedAt time.Time, log io.Writer) func(ctx context.Contex
 			cleanup()
 			return "", nil, err
 		}
-		fmt.Fprintf(log, "Upgraded %s on load: %d tables synthesized as of %s (from %s)\n",
-			b.Path, sum.Tables(), sum.CollectedAt.Format(time.RFC3339), sum.CollectedAtSource)
+		fmt.Fprintf(log, "Upgraded %s on load: %d tables synthesized for Kubernetes %s as of %s (from %s)\n",
+			b.Path, sum.Tables(), sum.RenderedFor, sum.CollectedAt.Format(time.RFC3339), sum.CollectedAtSource)
+		if sum.RenderedForNote != "" {
+			fmt.Fprintf(log, "note: %s: %s\n", b.Path, sum.RenderedForNote)
+		}
 		for _, p := range sum.Problems {
 			fmt.Fprintf(log, "warning: %s: %s: %s\n", b.Path, p.Path, p.Message)
 		}

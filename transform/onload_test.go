@@ -29,7 +29,7 @@ func TestUpgradeOnLoad(t *testing.T) {
 	defer b.Close()
 	var log bytes.Buffer
 	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
-	path, cleanup, err := transform.UpgradeOnLoad(at, &log)(context.Background(), b)
+	path, cleanup, err := transform.UpgradeOnLoad(at, "", &log)(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestUpgradeOnLoad(t *testing.T) {
 		t.Errorf("%s has no discovery or no table", path)
 	}
 	for _, want := range []string{
-		"Upgraded " + src + " on load: 1 tables synthesized as of 2025-11-20T10:00:00Z (from --collected-at)\n",
+		"Upgraded " + src + " on load: 1 tables synthesized for Kubernetes 1.37 as of 2025-11-20T10:00:00Z (from --collected-at)\n",
 		"warning: " + src + ": cluster-resources/pods/broken.json: no table: invalid JSON",
 	} {
 		if !strings.Contains(log.String(), want) {

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 
 	"golang.org/x/sync/semaphore"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/bundlectl/bundlectl/contract"
 )
@@ -56,9 +54,10 @@ type pipeline struct {
 	jobs   chan *item
 	budget *semaphore.Weighted
 
+	cluster clusterVersion
+
 	mu       sync.Mutex
 	stored   []stored
-	kubelet  string // the newest kubelet version of the bundle's nodes
 	groups   []byte
 	resource []byte
 	made     map[string]bool // tables written in this run
@@ -87,10 +86,10 @@ type result struct {
 	err   error
 }
 
-func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r *Renderer, sum *Summary) *pipeline {
+func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r *Renderer, sum *Summary, cluster clusterVersion) *pipeline {
 	ctx, cancel := context.WithCancelCause(ctx)
 	workers := runtime.GOMAXPROCS(0)
-	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum,
+	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum, cluster: cluster,
 		queue: make(chan *item, queueLength), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
 		budget:   semaphore.NewWeighted(bufferBudget),
 		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
@@ -235,9 +234,6 @@ func (p *pipeline) decode(it *item) result {
 		p.mu.Lock()
 		p.stored = append(p.stored, s)
 		p.mu.Unlock()
-	}
-	if s.gvr == nodesGVR {
-		p.noteKubelets(l)
 	}
 	if !it.render {
 		return result{}
@@ -418,44 +414,17 @@ func itemGVKs(l *contract.List, s stored) []schema.GroupVersionKind {
 
 var nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 
-// noteKubelets keeps the newest kubelet version of a list of nodes: the
-// best guess of the cluster's version when the bundle does not record it.
-func (p *pipeline) noteKubelets(l *contract.List) {
-	for _, item := range l.Items {
-		var node struct {
-			Status struct {
-				NodeInfo struct{ KubeletVersion string } `json:"nodeInfo"`
-			} `json:"status"`
-		}
-		if json.Unmarshal(item, &node) != nil || node.Status.NodeInfo.KubeletVersion == "" {
-			continue
-		}
-		v := node.Status.NodeInfo.KubeletVersion
-		p.mu.Lock()
-		if p.kubelet == "" || version.CompareKubeAwareVersionStrings(v, p.kubelet) > 0 {
-			p.kubelet = v
-		}
-		p.mu.Unlock()
-	}
-}
-
-// kubernetesVersion is the cluster's version from cluster_version.json,
-// else guessed from the nodes' kubelets, else unknown: each fallback is
-// reported.
+// kubernetesVersion is the cluster's version for discovery.json, from
+// cluster_version.json, else guessed from the nodes' kubelets, else
+// unknown: each fallback is reported.
 func (p *pipeline) kubernetesVersion() string {
-	v, err := p.b.ServerVersion()
-	if err != nil {
-		p.sum.problem(contract.ClusterVersionPath, err)
+	switch p.cluster.source {
+	case VersionFromKubelets:
+		p.sum.problem(contract.ClusterVersionPath, fmt.Errorf("missing; kubernetesVersion %s is the newest kubelet version of the nodes", p.cluster.version))
+	case "":
+		p.sum.problem(contract.ClusterVersionPath, errors.New("missing, and no node tells its version; kubernetesVersion is left empty"))
 	}
-	if v != nil {
-		return v.GitVersion
-	}
-	if p.kubelet != "" {
-		p.sum.problem(contract.ClusterVersionPath, fmt.Errorf("missing; kubernetesVersion %s is the newest kubelet version of the nodes", p.kubelet))
-		return p.kubelet
-	}
-	p.sum.problem(contract.ClusterVersionPath, errors.New("missing, and no node tells its version; kubernetesVersion is left empty"))
-	return ""
+	return p.cluster.version
 }
 
 // ctxReader stops a long copy when the upgrade is cancelled.

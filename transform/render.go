@@ -51,11 +51,14 @@ type List struct {
 	Warn func(error)
 }
 
-// Renderer renders the Table a kube-apiserver of the pinned release would
-// have returned for a list, as of the collection time.
+// Renderer renders the Table a kube-apiserver of a release would have
+// returned for a list, as of the collection time.
 type Renderer struct {
 	at   time.Time
 	crds *crdIndex
+	// minor is the Kubernetes minor ("1.31" is 31) whose server's
+	// tables are rendered (minors.go).
+	minor int
 	// chunk is how many objects are decoded and rendered at a time.
 	chunk int
 }
@@ -66,9 +69,17 @@ type Renderer struct {
 // sorts (a cluster has a few dozen).
 const defaultChunk = 256
 
-// NewRenderer renders tables as of collectedAt, with the CRDs of the bundle.
+// NewRenderer renders tables as of collectedAt, with the CRDs of the
+// bundle, as the pinned release's server does.
 func NewRenderer(collectedAt time.Time, crds *crdIndex) *Renderer {
-	return &Renderer{at: collectedAt.Truncate(time.Second), crds: crds, chunk: defaultChunk}
+	return &Renderer{at: collectedAt.Truncate(time.Second), crds: crds, minor: pinnedMinor, chunk: defaultChunk}
+}
+
+// ForMinor renders as the server of minor ("1.31", from OldestMinor to
+// PinnedMinor) does instead.
+func (r *Renderer) ForMinor(minor string) *Renderer {
+	r.minor = contract.MinorNumber(minor)
+	return r
 }
 
 // Render returns the table's JSON as the server writes it (encoding/json,
@@ -255,7 +266,7 @@ func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor,
 	case storageConvertors[gr] == ConvertorAggregator:
 		t, err := r.internalTable(l, aggregatorStorage)
 		return t, ConvertorAggregator, err
-	case storageConvertors[gr] == ConvertorDefinitions:
+	case storageConvertors[gr] == ConvertorDefinitions && r.minor >= definitionColumnsSince:
 		t, err := r.internalTable(l, definitionStorage)
 		return t, ConvertorDefinitions, err
 	case storageConvertors[gr] == "":
@@ -309,14 +320,21 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 		}
 		partials[obj] = partial.DeepCopy()
 	}
+	convert := func() (*metav1.Table, error) {
+		table, err := s.convert(list)
+		if err == nil && s.printers {
+			err = forMinor(r.minor, kindOf(list), table)
+		}
+		return table, err
+	}
 	var table *metav1.Table
 	if s.absoluteTimes {
-		table, err = s.convert(list)
+		table, err = convert()
 	} else {
 		err = r.asOfCollection(func(c clock) error {
 			c.shiftObject(list)
 			var err error
-			table, err = s.convert(list)
+			table, err = convert()
 			return err
 		})
 	}

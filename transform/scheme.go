@@ -81,6 +81,9 @@ type internalStorage struct {
 	// absoluteTimes is set for a convertor whose cells hold timestamps
 	// as they are, never an age: its objects are not moved in time.
 	absoluteTimes bool
+	// printers is set for the printers' storage, whose tables older
+	// minors printed differently (minors.go).
+	printers bool
 }
 
 // decode does what the apiserver's storage codec does with an object it
@@ -125,6 +128,7 @@ var printerStorage = internalStorage{
 	convert: func(list runtime.Object) (*metav1.Table, error) {
 		return generator.GenerateTable(list, printers.GenerateOptions{Wide: true})
 	},
+	printers: true,
 }
 
 // aggregatorStorage is kube-aggregator's APIService storage, which has a
@@ -141,6 +145,12 @@ var aggregatorStorage = func() internalStorage {
 		},
 	}
 }()
+
+// definitionColumnsSince is the minor whose apiextensions gave
+// CustomResourceDefinitions a convertor of their own
+// (pkg/registry/customresourcedefinition/tableconvertor); older servers
+// use the default convertor.
+const definitionColumnsSince = 37
 
 // definitionStorage is apiextensions' CustomResourceDefinition storage,
 // which has a convertor of its own (Name, Scope, Versions, Created At,

@@ -23,9 +23,16 @@ type Summary struct {
 	EntriesCopied int `json:"entriesCopied"`
 	// TablesSynthesized counts the tables made, per resource.
 	TablesSynthesized map[string]int `json:"tablesSynthesized"`
-	// RenderedFor is the Kubernetes minor ("1.37") the synthesized
+	// RenderedFor is the Kubernetes minor ("1.31") the synthesized
 	// tables were rendered for: they are what a server of it returns.
-	RenderedFor string `json:"renderedFor"`
+	// It is the minor of RenderedForVersion, read from
+	// RenderedForSource; RenderedForNote says why it is another when the
+	// release is newer or older than any bundlectl renders for. With no
+	// version known it is the pinned minor, and a problem says so.
+	RenderedFor        string `json:"renderedFor"`
+	RenderedForVersion string `json:"renderedForVersion,omitempty"`
+	RenderedForSource  string `json:"renderedForSource,omitempty"`
+	RenderedForNote    string `json:"renderedForNote,omitempty"`
 	// TablesKept counts tables the bundle already had (collected from a
 	// live server), which are never replaced.
 	TablesKept int `json:"tablesKept"`
@@ -110,7 +117,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, r := range resources {
 		fmt.Fprintf(&b, "    %-*s %d\n", width, r, s.TablesSynthesized[r])
 	}
-	fmt.Fprintf(&b, "  rendered for:       Kubernetes %s\n", s.RenderedFor)
+	fmt.Fprintf(&b, "  rendered for:       Kubernetes %s", s.RenderedFor)
+	if s.RenderedForVersion != "" {
+		fmt.Fprintf(&b, " (%s, from %s)", s.RenderedForVersion, s.RenderedForSource)
+	}
+	b.WriteString("\n")
+	if s.RenderedForNote != "" {
+		fmt.Fprintf(&b, "                      %s\n", s.RenderedForNote)
+	}
 	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
 	fmt.Fprintf(&b, "  discovery.json:     %s\n", s.Discovery)
 	switch s.OpenAPI {

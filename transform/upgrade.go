@@ -29,6 +29,9 @@ type Options struct {
 	// Progress receives a progress line, rewritten in place; nil for none.
 	Progress io.Writer
 	Limits   contract.Limits
+	// KubeVersion, when set, is the Kubernetes version ("v1.31.14",
+	// "1.31") whose tables are rendered instead of the cluster's own.
+	KubeVersion string
 }
 
 // Upgrade rewrites the bundle at Source into the contract at Dest in one
@@ -50,7 +53,7 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 	}
 	defer w.Abort()
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(b)))
-	sum, err := Run(ctx, b, w, RunOptions{CollectedAt: o.CollectedAt, Progress: o.Progress})
+	sum, err := Run(ctx, b, w, RunOptions{CollectedAt: o.CollectedAt, Progress: o.Progress, KubeVersion: o.KubeVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -100,10 +103,14 @@ func checkPaths(src, dest string) error {
 type RunOptions struct {
 	CollectedAt time.Time
 	Progress    io.Writer
+	// KubeVersion overrides the cluster's version the tables are
+	// rendered for (Options.KubeVersion).
+	KubeVersion string
 }
 
 // Run streams every entry of b into w unchanged, with a table after each
-// raw list that has none, then discovery.json when the bundle has none,
+// raw list that has none (rendered for the cluster's minor, or
+// o.KubeVersion's), then discovery.json when the bundle has none,
 // then the OpenAPI documents when it has none. It does not commit w.
 func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
 	at, source, err := collectionTime(b, o.CollectedAt)
@@ -115,7 +122,12 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 	for _, p := range problems {
 		sum.problem(contract.CRDListPath, p)
 	}
-	p := newPipeline(ctx, b, w, NewRenderer(at, crds), sum)
+	cluster, err := findClusterVersion(b, sum)
+	if err != nil {
+		return nil, err
+	}
+	chooseMinor(o.KubeVersion, cluster, sum)
+	p := newPipeline(ctx, b, w, NewRenderer(at, crds).ForMinor(sum.RenderedFor), sum, cluster)
 	if o.Progress != nil {
 		stop := p.progress.start(o.Progress)
 		defer stop()

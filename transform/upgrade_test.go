@@ -426,6 +426,17 @@ var realTables = map[string]string{
 	"preflight-v0.123.14-2025": "addons.k3s.cattle.io clusterrolebindings.rbac.authorization.k8s.io clusterroles.rbac.authorization.k8s.io configmaps cronjobs.batch customresourcedefinitions.apiextensions.k8s.io daemonsets.apps deployments.apps endpoints endpointslices.discovery.k8s.io events helmcharts.helm.cattle.io ingresses.networking.k8s.io ingressroutes.traefik.io jobs.batch leases.coordination.k8s.io limitranges namespaces networkpolicies.networking.k8s.io nodes persistentvolumeclaims persistentvolumes poddisruptionbudgets.policy pods priorityclasses.scheduling.k8s.io replicasets.apps resourcequotas rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io serviceaccounts services statefulsets.apps storageclasses.storage.k8s.io volumeattachments.storage.k8s.io",
 }
 
+// realMinors are the minors the real bundles' tables are rendered for,
+// those of their clusters (cluster_version.json).
+var realMinors = map[string]string{
+	"v0.10.10-2021":            "1.20",
+	"v0.50.0-2022":             "1.24",
+	"sbctl-2022":               "1.23",
+	"v0.123.0-alpha.9-2025":    "1.33",
+	"v0.123.14-2025":           "1.31",
+	"preflight-v0.123.14-2025": "1.31",
+}
+
 func TestUpgradeRealBundles(t *testing.T) {
 	corpus := contracttest.CorpusDir(t)
 	for _, rb := range contracttest.RealBundles {
@@ -441,6 +452,9 @@ func TestUpgradeRealBundles(t *testing.T) {
 			sum := upgrade(t, in, out, opts)
 			if len(sum.Problems) != 0 {
 				t.Errorf("problems: %+v", sum.Problems)
+			}
+			if sum.RenderedFor != realMinors[rb.Name] || sum.RenderedForSource != transform.VersionFromClusterVersion {
+				t.Errorf("rendered for %s (from %s), want %s from %s", sum.RenderedFor, sum.RenderedForSource, realMinors[rb.Name], transform.VersionFromClusterVersion)
 			}
 			var got []string
 			for r := range sum.TablesSynthesized {

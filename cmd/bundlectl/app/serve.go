@@ -17,6 +17,7 @@ type serveOptions struct {
 	port            int
 	insecureHTTP    bool
 	collectedAt     string
+	kubeVersion     string
 	writeKubeconfig string
 	verbose         bool
 
@@ -28,6 +29,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&o.port, "port", 0, "port of the first bundle's server (the next bundles take the next ports); 0 picks free ports")
 	cmd.Flags().BoolVar(&o.insecureHTTP, "insecure-http", false, "serve plain HTTP without a token instead of HTTPS with a CA and token made for this run")
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) for legacy bundles that do not tell it; ages are computed at it")
+	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "for legacy bundles, render the tables as this Kubernetes version's server did (v1.31.14 or 1.31), instead of the cluster's own")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log every request on standard error: method, path and query, status, bytes sent and duration")
 	cmd.Flags().StringVar(&o.writeKubeconfig, "write-kubeconfig", "", "write the kubeconfig to this file instead of a new temporary folder (it must not exist; it is removed when serving stops), for scripts that run serve in the background and wait for the file")
 }
@@ -49,8 +51,11 @@ func (o *serveOptions) Complete(args []string) error {
 }
 
 func (o *serveOptions) Validate() error {
+	if err := transform.CheckKubeVersion(o.kubeVersion); err != nil {
+		return err
+	}
 	at, err := parseCollectedAt(o.collectedAt)
-	o.serve.Upgrade = transform.UpgradeOnLoad(at, o.ErrOut)
+	o.serve.Upgrade = transform.UpgradeOnLoad(at, o.kubeVersion, o.ErrOut)
 	return err
 }
 

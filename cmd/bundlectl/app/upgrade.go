@@ -19,6 +19,7 @@ type upgradeOptions struct {
 	force       bool
 	strict      bool
 	collectedAt string
+	kubeVersion string
 
 	upgrade transform.Options
 }
@@ -29,8 +30,9 @@ func newUpgradeCommand(streams IOStreams) *cobra.Command {
 		Use:   "upgrade OLD NEW",
 		Short: "Rewrite a support bundle into the bundle contract: tables beside every list, and discovery",
 		Long: `Upgrade copies every entry of the bundle OLD unchanged into NEW and adds a
-meta.k8s.io/v1 Table beside every raw list (rendered by the Kubernetes 1.37
-printers as of the collection time), cluster-resources/_meta/discovery.json,
+meta.k8s.io/v1 Table beside every raw list (as the cluster's own Kubernetes
+release served it, 1.20 to 1.37, as of the collection time),
+cluster-resources/_meta/discovery.json,
 and the OpenAPI documents kubectl explain reads (cluster-resources/_meta/openapi:
 the 1.37 API's own, and the custom resources' built from their CRDs).
 
@@ -45,6 +47,7 @@ bundle changes nothing.`,
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace NEW if it exists")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "exit non-zero when any table could not be made")
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) that ages are computed at, instead of the one the bundle tells")
+	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "render the tables as this Kubernetes version's server did (v1.31.14 or 1.31), instead of the cluster's own")
 	o.printFlags.addFlags(cmd, "summary")
 	return cmd
 }
@@ -61,6 +64,10 @@ func (o *upgradeOptions) Validate() error {
 	if err := o.printFlags.validate(); err != nil {
 		return err
 	}
+	if err := transform.CheckKubeVersion(o.kubeVersion); err != nil {
+		return err
+	}
+	o.upgrade.KubeVersion = o.kubeVersion
 	at, err := parseCollectedAt(o.collectedAt)
 	o.upgrade.CollectedAt = at
 	return err
