@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients clean apiserver generate
+.PHONY: all build test lint bench bench-long bench-peers load fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients clean apiserver generate record-printers
 
 all: build
 
@@ -28,6 +28,17 @@ apiserver:
 # built-in discovery and OpenAPI documents), rewritten from one.
 generate: apiserver
 	$(GO) generate ./...
+
+# What each supported minor's own printers make of testdata/printers'
+# objects (testdata/printers/1.NN.json.gz, which TestMinorTables compares
+# bundlectl's tables with), each rendered by a program built against that
+# release's k8s.io/kubernetes and cached under ~/.cache/bundlectl/printers
+# (the first run builds 18 releases, one at a time: about an hour).
+# MINORS="1.31 1.24" records only those. After changing the objects, first
+# run: go test ./transform -run TestMinorTables -update
+MINORS ?=
+record-printers:
+	scripts/minor-printers.sh $(MINORS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

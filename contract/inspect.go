@@ -19,6 +19,11 @@ type Report struct {
 	Schema              string            `json:"schema"` // "legacy" or the bundleSchemaVersion
 	TroubleshootVersion string            `json:"troubleshootVersion,omitempty"`
 	KubernetesVersion   string            `json:"kubernetesVersion,omitempty"`
+	// TablesMinor is the Kubernetes minor whose server's tables upgrade
+	// renders for the bundle (TableMinor of KubernetesVersion; the pinned
+	// one when no version is known), unless told another with
+	// --kube-version.
+	TablesMinor string `json:"tablesMinor"`
 	CollectedAt         *time.Time        `json:"collectedAt,omitempty"`
 	CollectedAtSource   TimeSource        `json:"collectedAtSource,omitempty"`
 	Entries             int               `json:"entries"`
@@ -92,6 +97,10 @@ func Inspect(b *Bundle) (*Report, error) {
 		problem(ClusterVersionPath, err)
 	} else if sv != nil && rep.KubernetesVersion == "" {
 		rep.KubernetesVersion = sv.GitVersion
+	}
+	rep.TablesMinor = PinnedMinor
+	if m, _, err := TableMinor(rep.KubernetesVersion); err == nil {
+		rep.TablesMinor = m
 	}
 	if t, src, err := b.CollectedAt(); err == nil {
 		rep.CollectedAt, rep.CollectedAtSource = &t, src

@@ -29,6 +29,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "Schema:\t%s\n", r.Schema)
 	fmt.Fprintf(tw, "Troubleshoot version:\t%s\n", orNone(r.TroubleshootVersion))
 	fmt.Fprintf(tw, "Kubernetes version:\t%s\n", orNone(r.KubernetesVersion))
+	fmt.Fprintf(tw, "Tables for:\tKubernetes %s\n", r.TablesMinor)
 	if r.CollectedAt != nil {
 		fmt.Fprintf(tw, "Collected at:\t%s (from %s)\n", r.CollectedAt.Format(time.RFC3339), r.CollectedAtSource)
 	} else {

@@ -54,6 +54,9 @@ func TestInspectRealBundles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if want, _, _ := contract.TableMinor(rb.KubernetesVersion); rep.TablesMinor != want || want == "" {
+				t.Errorf("tables minor = %q, want %q", rep.TablesMinor, want)
+			}
 			if rep.KubernetesVersion != rb.KubernetesVersion {
 				t.Errorf("Kubernetes version = %q, want %q", rep.KubernetesVersion, rb.KubernetesVersion)
 			}
