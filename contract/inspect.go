@@ -13,22 +13,22 @@ import (
 
 // Report is what `bundlectl inspect` tells about a bundle.
 type Report struct {
-	Path                string            `json:"path"`
-	Format              string            `json:"format"`
-	Root                string            `json:"root"`
-	Schema              string            `json:"schema"` // "legacy" or the bundleSchemaVersion
-	TroubleshootVersion string            `json:"troubleshootVersion,omitempty"`
-	KubernetesVersion   string            `json:"kubernetesVersion,omitempty"`
+	Path                string `json:"path"`
+	Format              string `json:"format"`
+	Root                string `json:"root"`
+	Schema              string `json:"schema"` // "legacy" or the bundleSchemaVersion
+	TroubleshootVersion string `json:"troubleshootVersion,omitempty"`
+	KubernetesVersion   string `json:"kubernetesVersion,omitempty"`
 	// TablesMinor is the Kubernetes minor whose server's tables upgrade
 	// renders for the bundle (TableMinor of KubernetesVersion; the pinned
 	// one when no version is known), unless told another with
 	// --kube-version.
-	TablesMinor string `json:"tablesMinor"`
-	CollectedAt         *time.Time        `json:"collectedAt,omitempty"`
-	CollectedAtSource   TimeSource        `json:"collectedAtSource,omitempty"`
-	Entries             int               `json:"entries"`
-	Size                int64             `json:"size"`
-	Resources           []ResourceSummary `json:"resources"`
+	TablesMinor       string            `json:"tablesMinor"`
+	CollectedAt       *time.Time        `json:"collectedAt,omitempty"`
+	CollectedAtSource TimeSource        `json:"collectedAtSource,omitempty"`
+	Entries           int               `json:"entries"`
+	Size              int64             `json:"size"`
+	Resources         []ResourceSummary `json:"resources"`
 	// Logs are the container logs of the bundle, in every layout;
 	// UnmappedLogs the files that look like pod logs but name no pod.
 	Logs         []PodLog      `json:"logs"`
