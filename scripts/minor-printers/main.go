@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/printers"
@@ -130,14 +132,18 @@ func run(in, out, release string) error {
 }
 
 // printed renders items with the printers, decoded at the version given
-// or, where the release does not serve it, at another version of the
+// or, where the release does not serve it, at the newest version of the
 // group that has the kind (a 1.20 cluster's CronJobs are batch/v1beta1).
 // nil when the release has no such kind or no printer for it.
 func printed(generator *printers.HumanReadableGenerator, gvk schema.GroupVersionKind, items []map[string]interface{}) (*metav1.Table, error) {
 	scheme := legacyscheme.Scheme
 	if !scheme.Recognizes(gvk) {
+		// The newest version that has the kind is the nearest to the
+		// input's: autoscaling/v2beta2, not v1, for a v2 HPA.
+		gvs := scheme.PrioritizedVersionsForGroup(gvk.Group)
+		sort.Slice(gvs, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(gvs[i].Version, gvs[j].Version) > 0 })
 		found := false
-		for _, gv := range scheme.PrioritizedVersionsForGroup(gvk.Group) {
+		for _, gv := range gvs {
 			if scheme.Recognizes(gv.WithKind(gvk.Kind)) {
 				gvk, found = gv.WithKind(gvk.Kind), true
 				break
