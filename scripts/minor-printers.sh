@@ -12,9 +12,9 @@
 # Each release is built in a throwaway wrapper module, as
 # scripts/build-local-apiserver.sh builds kube-apiserver: it requires
 # k8s.io/kubernetes and every staging module the release's go.mod
-# replaces, at the matching v0 version; a staging module the proxy lacks
-# at that version (the printers never import it) is pointed at an empty
-# local module, in the wrapper only. The programs are cached under
+# replaces, at the matching v0 version (and replaces each with it); a
+# staging module the proxy lacks at that version (the printers never
+# import it) is pointed at an empty local module, in the wrapper only. The programs are cached under
 # ${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/printers/<release>, keyed by
 # the program's source, so reruns only render. Releases build one at a
 # time.
@@ -62,7 +62,10 @@ build() { # build RELEASE DEST
 		local m
 		for m in $(sed -n 's#^[[:space:]]*\(replace[[:space:]]*\)\{0,1\}\(k8s\.io/[a-z0-9-]*\) => \./staging/src/.*#\2#p' "$kdir/go.mod"); do
 			if go mod download "$m@$staging_version" >/dev/null 2>&1; then
-				go mod edit -require="$m@$staging_version"
+				# Replaced too: a release whose go.mod predates module
+				# graph pruning (go 1.17) has the wrapper read the
+				# go.mod of the v0.0.0 it requires, which does not exist.
+				go mod edit -require="$m@$staging_version" -replace="$m=$m@$staging_version"
 			else
 				echo "$m@$staging_version is not on the module proxy; an empty module stands in for it"
 				mkdir -p "$work/empty/$m"
