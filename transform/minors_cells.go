@@ -73,6 +73,10 @@ var cellChanges = []cellChange{
 	// 1.30 named the resource of Resource and ContainerResource metrics
 	// in TARGETS ("cpu: 45%/80%"); before, "45%/80%".
 	{kind: "HorizontalPodAutoscaler", upTo: 29, fix: hpaTargetsBefore130},
+	// 1.22 added ReadWriteOncePod, printed last as RWOP; older releases
+	// did not know it.
+	{kind: "PersistentVolume", upTo: 21, fix: withoutRWOP},
+	{kind: "PersistentVolumeClaim", upTo: 21, fix: withoutRWOP},
 	// 1.23 stopped adding one to a series' count (the singleton event
 	// before the series is no longer counted).
 	{kind: "Event", upTo: 22, fix: func(_ int, obj runtime.Object, c rowCells) {
@@ -80,6 +84,17 @@ var cellChanges = []cellChange{
 			c.set("Count", int64(ev.Series.Count+1))
 		}
 	}},
+}
+
+// withoutRWOP drops RWOP from ACCESS MODES.
+func withoutRWOP(_ int, _ runtime.Object, c rowCells) {
+	v, _ := c.get("Access Modes")
+	if modes, ok := v.(string); ok {
+		if modes == "RWOP" {
+			modes = ""
+		}
+		c.set("Access Modes", strings.TrimSuffix(modes, ",RWOP"))
+	}
 }
 
 // hpaTargetsBefore130 drops the resource name the 1.30 printers put

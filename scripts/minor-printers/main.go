@@ -132,16 +132,23 @@ func run(in, out, release string) error {
 }
 
 // printed renders items with the printers, decoded at the version given
-// or, where the release does not serve it, at the newest version of the
+// or, where the release does not serve it, at the nearest version of the
 // group that has the kind (a 1.20 cluster's CronJobs are batch/v1beta1).
 // nil when the release has no such kind or no printer for it.
 func printed(generator *printers.HumanReadableGenerator, gvk schema.GroupVersionKind, items []map[string]interface{}) (*metav1.Table, error) {
 	scheme := legacyscheme.Scheme
 	if !scheme.Recognizes(gvk) {
-		// The newest version that has the kind is the nearest to the
-		// input's: autoscaling/v2beta2, not v1, for a v2 HPA.
+		// The nearest version that has the kind reads the input: of the
+		// same major version first (autoscaling/v2beta2, not v1, for a
+		// v2 HPA), the newest first.
 		gvs := scheme.PrioritizedVersionsForGroup(gvk.Group)
-		sort.Slice(gvs, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(gvs[i].Version, gvs[j].Version) > 0 })
+		major := func(v string) string { return strings.TrimLeft(v, "v")[:1] }
+		sort.Slice(gvs, func(i, j int) bool {
+			if mi, mj := major(gvs[i].Version) == major(gvk.Version), major(gvs[j].Version) == major(gvk.Version); mi != mj {
+				return mi
+			}
+			return version.CompareKubeAwareVersionStrings(gvs[i].Version, gvs[j].Version) > 0
+		})
 		found := false
 		for _, gv := range gvs {
 			if scheme.Recognizes(gv.WithKind(gvk.Kind)) {
