@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 	"k8s.io/kubernetes/pkg/apis/autoscaling"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/apis/storage"
@@ -68,6 +69,14 @@ var cellChanges = []cellChange{
 		vac := obj.(*storage.VolumeAttributesClass)
 		if vac.Annotations["volumeattributesclass.alpha.kubernetes.io/is-default-class"] == "true" {
 			c.set("Name", vac.Name+" (default)")
+		}
+	}},
+	// 1.26 and 1.27 printed a paramRef without a namespace by its name
+	// alone; 1.28 prefixed "*/" (the namespace cannot be told from the
+	// binding) and printed a selector when there is no name.
+	{kind: "ValidatingAdmissionPolicyBinding", upTo: 27, fix: func(_ int, obj runtime.Object, c rowCells) {
+		if pr := obj.(*admissionregistration.ValidatingAdmissionPolicyBinding).Spec.ParamRef; pr != nil && pr.Namespace == "" {
+			c.set("ParamRef", pr.Name)
 		}
 	}},
 	// 1.30 named the resource of Resource and ContainerResource metrics

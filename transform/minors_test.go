@@ -197,6 +197,12 @@ func TestMinorTables(t *testing.T) {
 	for m := contract.MinorNumber(contract.OldestMinor); m <= contract.MinorNumber(contract.PinnedMinor); m++ {
 		minor := fmt.Sprintf("1.%d", m)
 		t.Run(minor, func(t *testing.T) {
+			if why, ok := unrecordedMinors[minor]; ok {
+				if _, err := os.Stat(filepath.Join("..", "testdata", "printers", minor+".json.gz")); err == nil {
+					t.Fatalf("%s is recorded now: take it off unrecordedMinors", minor)
+				}
+				t.Skipf("not recorded: %s", why)
+			}
 			rec := readRecorded(t, minor)
 			if len(rec.Tables) == 0 {
 				t.Fatalf("%s.json.gz holds no table", minor)
@@ -214,6 +220,12 @@ func TestMinorTables(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unrecordedMinors are the minors whose own printers could not be built
+// here yet, with why; the test fails once one is recorded.
+var unrecordedMinors = map[string]string{
+	"1.32": "its printers import k8s.io/kms/apis/v2, and k8s.io/kms v0.32.11 is not on this module proxy (scripts/minor-printers.sh 1.32)",
 }
 
 func readRecorded(t *testing.T, minor string) recordedTables {
