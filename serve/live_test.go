@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -67,20 +68,24 @@ func TestLogErrorsLive(t *testing.T) {
 		"/api/v1/namespaces/default/pods/web-2/log?sinceTime=yesterday",
 		"/api/v1/namespaces/default/pods/web-2/log?sinceTime=2025-11-20T09:00:00.5",
 	} {
-		t.Run(path, func(t *testing.T) {
-			resp, err := live.Get(cfg.Host + path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			want := liveStatus(t, resp.StatusCode, body)
-			r := get(t, srv, path)
-			got := liveStatus(t, r.code, []byte(r.body))
-			if got != want {
-				t.Errorf("serve answers\n%s\nthe apiserver\n%s", got, want)
-			}
-		})
+		t.Run(path, func(t *testing.T) { sameStatusAsLive(t, live, cfg.Host, srv, path) })
+	}
+}
+
+// sameStatusAsLive asks the live apiserver at host and serve the same
+// path, and requires the same error answer of both.
+func sameStatusAsLive(t *testing.T, live *http.Client, host string, srv *httptest.Server, path string) {
+	t.Helper()
+	resp, err := live.Get(host + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := liveStatus(t, resp.StatusCode, body)
+	r := get(t, srv, path)
+	if got := liveStatus(t, r.code, []byte(r.body)); got != want {
+		t.Errorf("serve answers\n%s\nthe apiserver\n%s", got, want)
 	}
 }
 
@@ -128,18 +133,6 @@ func TestBadResourceVersionLive(t *testing.T) {
 		"/api/v1/pods?resourceVersion=garbage&resourceVersionMatch=NotOlderThan",
 		"/api/v1/namespaces/default/pods/web-1?resourceVersion=garbage",
 	} {
-		t.Run(path, func(t *testing.T) {
-			resp, err := live.Get(cfg.Host + path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			want := liveStatus(t, resp.StatusCode, body)
-			r := get(t, srv, path)
-			if got := liveStatus(t, r.code, []byte(r.body)); got != want {
-				t.Errorf("serve answers\n%s\nthe apiserver\n%s", got, want)
-			}
-		})
+		t.Run(path, func(t *testing.T) { sameStatusAsLive(t, live, cfg.Host, srv, path) })
 	}
 }
