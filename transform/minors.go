@@ -135,6 +135,7 @@ func forMinor(minor int, listKind string, table *metav1.Table) error {
 			return fmt.Errorf("the %s layout of 1.%d: %w", kind, minor, err)
 		}
 	}
+	describeForMinor(minor, kind, table)
 	var changes []cellChange
 	for _, c := range cellChanges {
 		if c.kind == kind && minor <= c.upTo {

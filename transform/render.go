@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -109,7 +110,7 @@ func (r *Renderer) RenderTo(ctx context.Context, w io.Writer, l List) (Convertor
 		}
 		return conv, err
 	}
-	out := tableEncoder{w: w}
+	out := tableEncoder{w: w, nullCreation: r.minor <= lastMinorWithNullCreation}
 	var conv Convertor
 	for start := 0; start < len(order); start += r.chunk {
 		if err := ctx.Err(); err != nil {
@@ -163,6 +164,21 @@ func (l List) subset(idx []int) List {
 	return sub
 }
 
+// readAs is the list with its items of kind from read as of kind as.
+func (l List) readAs(from, as schema.GroupVersionKind) List {
+	read := l
+	read.GVR.Version = as.Version
+	if l.ItemGVKs != nil {
+		read.ItemGVKs = slices.Clone(l.ItemGVKs)
+		for i, gvk := range read.ItemGVKs {
+			if gvk == from {
+				read.ItemGVKs[i] = as
+			}
+		}
+	}
+	return read
+}
+
 // encodeTable encodes a table as the server's codec does, type included.
 func encodeTable(table *metav1.Table) ([]byte, error) {
 	table.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Table"))
@@ -181,7 +197,23 @@ type tableEncoder struct {
 	tail []byte
 	rows int
 	row  bytes.Buffer
+	// nullCreation writes a row object's zero creationTimestamp as null,
+	// as servers up to lastMinorWithNullCreation did.
+	nullCreation bool
 }
+
+// lastMinorWithNullCreation is the last minor whose ObjectMeta wrote a
+// zero creationTimestamp as null: k8s.io/apimachinery v0.34 tagged it
+// omitzero (pkg/apis/meta/v1/types.go), and its servers leave it out.
+// Rows of objects without one (ComponentStatuses, made up per request)
+// show it.
+const lastMinorWithNullCreation = 33
+
+// creationSentinel stands in for a zero creationTimestamp while a row
+// object is marshalled, to be replaced by null: no object the server
+// stored carries it, and the key is the first of its name in a
+// PartialObjectMetadata, where no string can hold it unescaped.
+var creationSentinel = metav1.NewTime(time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC))
 
 func (e *tableEncoder) add(table *metav1.Table) error {
 	if e.tail == nil {
@@ -229,7 +261,7 @@ func (e *tableEncoder) encodeRow(enc *json.Encoder, row *metav1.TableRow) error 
 	if obj.Raw != nil || obj.Object == nil {
 		return enc.Encode(row)
 	}
-	data, err := json.Marshal(obj.Object)
+	data, err := e.marshalObject(obj.Object)
 	if err != nil {
 		return err
 	}
@@ -250,6 +282,27 @@ func (e *tableEncoder) encodeRow(enc *json.Encoder, row *metav1.TableRow) error 
 	return nil
 }
 
+// marshalObject is a row object's JSON as the rendered minor's server
+// wrote it.
+func (e *tableEncoder) marshalObject(obj runtime.Object) ([]byte, error) {
+	p, ok := obj.(*metav1.PartialObjectMetadata)
+	if !e.nullCreation || !ok || !p.CreationTimestamp.IsZero() {
+		return json.Marshal(obj)
+	}
+	withSentinel := *p
+	withSentinel.CreationTimestamp = creationSentinel
+	data, err := json.Marshal(&withSentinel)
+	if err != nil {
+		return nil, err
+	}
+	key := []byte(`"creationTimestamp":`)
+	sentinel, err := json.Marshal(creationSentinel)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Replace(data, append(key, sentinel...), append(key, "null"...), 1), nil
+}
+
 func (e *tableEncoder) finish() error {
 	_, err := e.w.Write(e.tail)
 	return err
@@ -261,6 +314,7 @@ func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor,
 	case l.Custom:
 		if crd, ok := r.crds.lookup(gr); ok {
 			t, err := r.customTable(ctx, l, crd)
+			describeNameForMinor(r.minor, t)
 			return t, ConvertorCRD, err
 		}
 	case storageConvertors[gr] == ConvertorAggregator:
@@ -275,8 +329,18 @@ func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor,
 			t, err := r.internalTable(l, printerStorage)
 			return t, ConvertorPrinters, err
 		}
+		if as, ok := readableVersion(gvk); ok && as != gvk {
+			if _, withPrinter, _ := newInternalList(as); withPrinter {
+				// Read where the pin has the kind; a list those fields
+				// do not fit is left to the default convertor below.
+				if t, err := r.internalTable(l.readAs(gvk, as), printerStorage); err == nil {
+					return t, ConvertorPrinters, nil
+				}
+			}
+		}
 	}
 	t, err := r.defaultTable(l)
+	describeNameForMinor(r.minor, t)
 	return t, ConvertorDefault, err
 }
 

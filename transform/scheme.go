@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/kube-aggregator/pkg/apis/apiregistration"
 	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 	apiserviceetcd "k8s.io/kube-aggregator/pkg/registry/apiservice/etcd"
@@ -183,6 +185,43 @@ var storageConvertors = map[schema.GroupResource]Convertor{
 	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}:            ConvertorDefault,
 	{Group: "apiregistration.k8s.io", Resource: "apiservices"}:             ConvertorAggregator,
 	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}: ConvertorDefinitions,
+}
+
+// readableVersion is the version of gvk's group at which the legacy
+// scheme reads a kind it does not know at gvk's own version: a list an
+// older release served at a version the pin has dropped (1.31's
+// resource.k8s.io/v1alpha3 ResourceSlices, coordination.k8s.io/v1alpha1
+// LeaseCandidates) is read at a version of the same major first, the
+// newest first, as the release's printers read it from their own type of
+// the kind; the fields the printers show kept their names. ok is false
+// when the scheme knows the kind at no version of the group.
+func readableVersion(gvk schema.GroupVersionKind) (schema.GroupVersionKind, bool) {
+	if legacyscheme.Scheme.Recognizes(gvk) {
+		return gvk, true
+	}
+	major := func(v string) string { return strings.TrimLeft(v, "v")[:1] }
+	var best schema.GroupVersionKind
+	found := false
+	for _, gv := range legacyscheme.Scheme.PrioritizedVersionsForGroup(gvk.Group) {
+		c := gv.WithKind(gvk.Kind)
+		if !legacyscheme.Scheme.Recognizes(c) {
+			continue
+		}
+		if !found {
+			best, found = c, true
+			continue
+		}
+		if sameMajor, bestSameMajor := major(c.Version) == major(gvk.Version), major(best.Version) == major(gvk.Version); sameMajor != bestSameMajor {
+			if sameMajor {
+				best = c
+			}
+			continue
+		}
+		if version.CompareKubeAwareVersionStrings(c.Version, best.Version) > 0 {
+			best = c
+		}
+	}
+	return best, found
 }
 
 // newInternalList returns an empty internal list of a built-in kind

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -48,10 +49,29 @@ type inputs struct {
 
 // output is what the program writes: a table per resource the release's
 // printers (or, for CustomResourceDefinitions, its default convertor)
-// render; rows keep their cells and conditions only.
+// render, rows with their cells and conditions only; and the column
+// definitions of every kind the printers print, objects given or not
+// (transform's per-minor column descriptions are made of these).
 type output struct {
-	Kubernetes string                   `json:"kubernetes"`
-	Tables     map[string]*metav1.Table `json:"tables"`
+	Kubernetes string                                    `json:"kubernetes"`
+	Tables     map[string]*metav1.Table                  `json:"tables"`
+	Columns    map[string][]metav1.TableColumnDefinition `json:"columns"`
+}
+
+// columnsOf records the columns each of the printers' handlers declares,
+// by the name of the internal type it prints (lists left out: they share
+// their item's columns).
+type columnsOf map[string][]metav1.TableColumnDefinition
+
+func (c columnsOf) TableHandler(columns []metav1.TableColumnDefinition, printFunc interface{}) error {
+	t := reflect.TypeOf(printFunc).In(0)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if !strings.HasSuffix(t.Name(), "List") {
+		c[t.Name()] = columns
+	}
+	return nil
 }
 
 func main() {
@@ -76,7 +96,9 @@ func run(in, out, release string) error {
 		return fmt.Errorf("%s: %w", in, err)
 	}
 	generator := printers.NewTableGenerator().With(printersinternal.AddHandlers)
-	res := output{Kubernetes: release, Tables: map[string]*metav1.Table{}}
+	columns := columnsOf{}
+	printersinternal.AddHandlers(columns)
+	res := output{Kubernetes: release, Tables: map[string]*metav1.Table{}, Columns: columns}
 	for _, l := range inp.Lists {
 		gv, err := schema.ParseGroupVersion(l.APIVersion)
 		if err != nil {
