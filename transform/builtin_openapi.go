@@ -3,7 +3,6 @@ package transform
 import (
 	"archive/tar"
 	"bytes"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +13,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// builtinOpenAPIData holds the OpenAPI documents a kube-apiserver of the
-// pinned release publishes for its built-in APIs: every document of its
+// The OpenAPI documents a kube-apiserver of a release (builtin.go)
+// publishes for its built-in APIs: every document of its
 // /openapi/v3 index (v3/<path>.json, byte for byte) and /openapi/v2
 // (v2.json), as a tar archive compressed with zstd (11 MB of JSON, about
 // 270 KB here: the documents repeat each other, which a long window
@@ -30,12 +29,7 @@ import (
 // resource's REST storage) and the generated definitions
 // (k8s.io/kubernetes/pkg/generated/openapi); building them here would
 // mean instantiating the whole API's storage, so they are captured.
-//
-//go:embed builtin-openapi.tar.zst
-var builtinOpenAPIData []byte
-
-// builtinOpenAPIFile is the data file's name, for -update.
-const builtinOpenAPIFile = "builtin-openapi.tar.zst"
+// That is what builtin/openapi-1.NN.tar.zst holds.
 
 // builtinOpenAPI is the decoded data: v3 documents by path under
 // /openapi/v3/, and the v2 document.
@@ -48,17 +42,23 @@ type builtinOpenAPI struct {
 // guard against a corrupt file.
 const maxBuiltinOpenAPI = 256 << 20
 
-// loadBuiltinOpenAPI decompresses the data. It is not kept: the upgrade
-// needs it once, at the end, and serve may keep running after upgrading.
-func loadBuiltinOpenAPI() (*builtinOpenAPI, error) {
+// loadBuiltinOpenAPI decompresses the data for a cluster of minor. It is
+// not kept: the upgrade needs it once, at the end, and serve may keep
+// running after upgrading.
+func loadBuiltinOpenAPI(minor int) (*builtinOpenAPI, error) {
+	file := builtinOpenAPIFile(builtinMinor(minor))
+	compressed, err := builtinData.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxBuiltinOpenAPI), zstd.WithDecoderConcurrency(1))
 	if err != nil {
 		return nil, err
 	}
 	defer dec.Close()
-	data, err := dec.DecodeAll(builtinOpenAPIData, nil)
+	data, err := dec.DecodeAll(compressed, nil)
 	if err != nil {
-		return nil, fmt.Errorf("the embedded %s: %w", builtinOpenAPIFile, err)
+		return nil, fmt.Errorf("the embedded %s: %w", file, err)
 	}
 	out := &builtinOpenAPI{v3: map[string][]byte{}}
 	tr := tar.NewReader(bytes.NewReader(data))
@@ -68,11 +68,11 @@ func loadBuiltinOpenAPI() (*builtinOpenAPI, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("the embedded %s: %w", builtinOpenAPIFile, err)
+			return nil, fmt.Errorf("the embedded %s: %w", file, err)
 		}
 		body, err := io.ReadAll(tr)
 		if err != nil {
-			return nil, fmt.Errorf("the embedded %s: %w", builtinOpenAPIFile, err)
+			return nil, fmt.Errorf("the embedded %s: %w", file, err)
 		}
 		switch p, ok := strings.CutPrefix(hdr.Name, "v3/"); {
 		case hdr.Name == "v2.json":
@@ -82,7 +82,7 @@ func loadBuiltinOpenAPI() (*builtinOpenAPI, error) {
 		}
 	}
 	if out.v2 == nil || out.v3["api/v1"] == nil {
-		return nil, fmt.Errorf("the embedded %s lacks v2.json or v3/api/v1.json", builtinOpenAPIFile)
+		return nil, fmt.Errorf("the embedded %s lacks v2.json or v3/api/v1.json", file)
 	}
 	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
 	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
@@ -76,48 +77,51 @@ func fetchLiveOpenAPI(t *testing.T, kubeconfig string) *builtinOpenAPI {
 	return out
 }
 
-// The built-in OpenAPI documents are what a kube-apiserver of the pinned
-// release, serving every API version with internal/localapiserver's gates,
-// publishes: compare them with one.
+// The built-in OpenAPI documents are what a kube-apiserver of each
+// captured release, serving every API version with internal/localapiserver's
+// gates, publishes: compare them with one.
 func TestBuiltinOpenAPIIsCurrent(t *testing.T) {
-	c := localtest.Start(t)
-	live := fetchLiveOpenAPI(t, c.Kubeconfig)
-	if testenv.Update() {
-		data, err := encodeBuiltinOpenAPI(live)
+	builtinTestReleases(t, func(t *testing.T, r localapiserver.Release) {
+		_, c := localtest.StartWith(t, localapiserver.Options{KubeVersion: r.Version})
+		live := fetchLiveOpenAPI(t, c.Kubeconfig)
+		file := builtinOpenAPIFile(r.Minor)
+		if testenv.Update() {
+			data, err := encodeBuiltinOpenAPI(live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		want, err := loadBuiltinOpenAPI(r.Minor)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(builtinOpenAPIFile, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := loadBuiltinOpenAPI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hint := "go test ./transform -run " + t.Name() + " -update rewrites " + builtinOpenAPIFile
-	var paths []string
-	for p := range live.v3 {
-		paths = append(paths, p)
-	}
-	for p := range want.v3 {
-		if _, ok := live.v3[p]; !ok {
+		hint := "go test ./transform -run " + t.Name() + " -update rewrites " + file
+		var paths []string
+		for p := range live.v3 {
 			paths = append(paths, p)
 		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		switch l, w := live.v3[p], want.v3[p]; {
-		case w == nil:
-			t.Errorf("/openapi/v3/%s is served but not in %s (%s)", p, builtinOpenAPIFile, hint)
-		case l == nil:
-			t.Errorf("/openapi/v3/%s is in %s but not served (%s)", p, builtinOpenAPIFile, hint)
-		case !bytes.Equal(l, w):
-			t.Errorf("/openapi/v3/%s differs from the live server's (%s)", p, hint)
+		for p := range want.v3 {
+			if _, ok := live.v3[p]; !ok {
+				paths = append(paths, p)
+			}
 		}
-	}
-	if !bytes.Equal(live.v2, want.v2) {
-		t.Errorf("/openapi/v2 differs from the live server's (%s)", hint)
-	}
+		sort.Strings(paths)
+		for _, p := range paths {
+			switch l, w := live.v3[p], want.v3[p]; {
+			case w == nil:
+				t.Errorf("/openapi/v3/%s is served but not in %s (%s)", p, file, hint)
+			case l == nil:
+				t.Errorf("/openapi/v3/%s is in %s but not served (%s)", p, file, hint)
+			case !bytes.Equal(l, w):
+				t.Errorf("/openapi/v3/%s differs from the live server's (%s)", p, hint)
+			}
+		}
+		if !bytes.Equal(live.v2, want.v2) {
+			t.Errorf("/openapi/v2 differs from the live server's (%s)", hint)
+		}
+	})
 }

@@ -31,11 +31,14 @@ type discoveryInput struct {
 	crds              *crdIndex
 	kubernetesVersion string
 	collectedAt       time.Time
+	// minor is the cluster's, whose release's built-in API stands in for
+	// what the bundle lacks.
+	minor int
 }
 
 // buildDiscovery makes _meta/discovery.json: what the server advertised
 // (groups.json in server order, resources.json) when the bundle has it,
-// else the pinned release's built-in API; then every CRD and every group
+// else the built-in API of the cluster's release (builtin.go); then every CRD and every group
 // version the bundle stores objects at is made reachable, so that an
 // object stored as batch/v1beta1 is served even by a discovery that no
 // longer lists that version.
@@ -63,7 +66,7 @@ func buildDiscovery(in discoveryInput) (*contract.Discovery, []error) {
 		}
 	}
 	if len(d.Groups) == 0 && len(d.Resources) == 0 {
-		builtin := newBuiltinDiscovery()
+		builtin := newBuiltinDiscovery(in.minor)
 		d.Groups, d.Resources = builtin.Groups, builtin.Resources
 	}
 	// The server's order is kept; what is added comes after it, in an
@@ -76,7 +79,7 @@ func buildDiscovery(in discoveryInput) (*contract.Discovery, []error) {
 	stored := slices.Clone(in.stored)
 	sort.Slice(stored, func(i, j int) bool { return stored[i].gvr.String() < stored[j].gvr.String() })
 	for _, s := range stored {
-		addStored(d, s)
+		addStored(d, s, in.minor)
 	}
 	return d, problems
 }
@@ -180,7 +183,7 @@ func servedVersions(crd *apiextensions.CustomResourceDefinition) []string {
 // version of the same resource where discovery has one (CronJobs stored
 // as batch/v1beta1 are described as batch/v1 describes them), else from
 // the pinned release's built-in API, else made from what the bundle says.
-func addStored(d *contract.Discovery, s stored) {
+func addStored(d *contract.Discovery, s stored, minor int) {
 	gv := s.gvr.GroupVersion()
 	if s.gvr.Version == "" || hasResource(d, gv.String(), s.gvr.Resource) {
 		if s.gvr.Version != "" {
@@ -191,7 +194,7 @@ func addStored(d *contract.Discovery, s stored) {
 	addVersion(d, gv)
 	r, ok := resourceAtAnyVersion(d, s.gvr.GroupResource())
 	if !ok {
-		r, ok = resourceAtAnyVersion(builtinDiscovery(), s.gvr.GroupResource())
+		r, ok = resourceAtAnyVersion(builtinDiscovery(minor), s.gvr.GroupResource())
 	}
 	if !ok {
 		r = metav1.APIResource{Name: s.gvr.Resource, Namespaced: s.namespaced, Kind: s.kind, Verbs: metav1.Verbs{"get", "list", "watch"}}

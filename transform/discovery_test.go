@@ -43,7 +43,7 @@ func TestDiscoveryLeavesOutCRDsNotEstablished(t *testing.T) {
 	if got := strings.Join(names, ","); got != "bares,widgets" {
 		t.Errorf("example.com/v1 resources %s, want bares,widgets", got)
 	}
-	files, problems := synthesizeOpenAPI(d, crds)
+	files, problems := synthesizeOpenAPI(d, crds, pinnedMinor)
 	if len(problems) != 0 {
 		t.Fatal(problems)
 	}

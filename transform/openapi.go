@@ -20,13 +20,13 @@ import (
 )
 
 // The OpenAPI documents of an upgraded bundle are the ones a server of
-// the pinned release would publish for the API its discovery.json
+// the cluster's release would publish for the API its discovery.json
 // advertises:
 //
 //   - each built-in group version's /openapi/v3 document, and the
 //     documents that are not group versions (api, apis, apis/<group>,
 //     version, ...), as the release's kube-apiserver serves them
-//     (builtin-openapi.tar.zst);
+//     (builtin/openapi-1.NN.tar.zst, builtin.go);
 //   - each custom resource group version's document built from the
 //     bundle's CRDs by the apiextensions server's own builder, merged per
 //     group version as its OpenAPI v3 controller does;
@@ -45,11 +45,12 @@ type openAPIFiles struct {
 	v2 []byte
 }
 
-// synthesizeOpenAPI makes the documents for a discovery and its CRDs.
+// synthesizeOpenAPI makes the documents for a discovery and its CRDs,
+// the built-in ones of the cluster's minor.
 // CRDs whose schema cannot be built are problems, and left out, as the
 // server logs and leaves them out.
-func synthesizeOpenAPI(d *contract.Discovery, crds *crdIndex) (*openAPIFiles, []error) {
-	builtin, err := loadBuiltinOpenAPI()
+func synthesizeOpenAPI(d *contract.Discovery, crds *crdIndex, minor int) (*openAPIFiles, []error) {
+	builtin, err := loadBuiltinOpenAPI(minor)
 	if err != nil {
 		return nil, []error{err}
 	}

@@ -14,7 +14,7 @@ import (
 
 func loadBuiltinForTest(t *testing.T) *builtinOpenAPI {
 	t.Helper()
-	b, err := loadBuiltinOpenAPI()
+	b, err := loadBuiltinOpenAPI(pinnedMinor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +80,8 @@ func checkV2Closed(t *testing.T, d v2Doc) {
 // those group versions only, and a v2 document cut down to them.
 func TestSynthesizeOpenAPIForTheDefaultAPI(t *testing.T) {
 	b := loadBuiltinForTest(t)
-	d := newBuiltinDiscovery()
-	files, problems := synthesizeOpenAPI(d, nil)
+	d := newBuiltinDiscovery(pinnedMinor)
+	files, problems := synthesizeOpenAPI(d, nil, pinnedMinor)
 	if len(problems) != 0 {
 		t.Fatal(problems)
 	}
@@ -133,7 +133,7 @@ func TestSynthesizeOpenAPIWithCRDs(t *testing.T) {
 	}
 	d, _ := buildDiscovery(discoveryInput{crds: crds})
 	d.Groups = append(d.Groups, metav1.APIGroup{Name: "batch", Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "batch/v1beta1", Version: "v1beta1"}}})
-	files, problems := synthesizeOpenAPI(d, crds)
+	files, problems := synthesizeOpenAPI(d, crds, pinnedMinor)
 	if len(problems) != 0 {
 		t.Fatal(problems)
 	}

@@ -323,7 +323,7 @@ func (p *pipeline) write() error {
 func (p *pipeline) writeDiscovery(at time.Time) (*contract.Discovery, error) {
 	version := p.kubernetesVersion()
 	d, problems := buildDiscovery(discoveryInput{groups: p.groups, resources: p.resource, stored: p.stored,
-		crds: p.r.crds, kubernetesVersion: version, collectedAt: at})
+		crds: p.r.crds, kubernetesVersion: version, collectedAt: at, minor: p.r.minor})
 	for _, err := range problems {
 		p.sum.problem(contract.DiscoveryPath(), err)
 	}
@@ -350,7 +350,7 @@ func (p *pipeline) writeOpenAPI(d *contract.Discovery, at time.Time) error {
 			return nil
 		}
 	}
-	files, problems := synthesizeOpenAPI(d, p.r.crds)
+	files, problems := synthesizeOpenAPI(d, p.r.crds, p.r.minor)
 	for _, err := range problems {
 		p.sum.problem(path.Join(contract.MetaPath(), contract.OpenAPIDir), err)
 	}

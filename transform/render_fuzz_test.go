@@ -28,7 +28,7 @@ type fuzzKind struct {
 // picks one of them.
 func fuzzKinds(crds *crdIndex) []fuzzKind {
 	var out []fuzzKind
-	d := builtinDiscovery()
+	d := builtinDiscovery(pinnedMinor)
 	gvs := make([]string, 0, len(d.Resources))
 	for gv := range d.Resources {
 		gvs = append(gvs, gv)

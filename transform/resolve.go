@@ -9,7 +9,7 @@ import (
 // resolve says what a decoded list stores. The list and its items say it
 // when they have any; an empty list of a folder troubleshoot never typed
 // (custom resources, generic folders) takes its version and kind from its
-// CRD, else from the pinned release's built-in API.
+// CRD, else from the built-in API of the cluster's release.
 func (p *pipeline) resolve(c contract.Classification, l *contract.List) stored {
 	s := stored{gvr: contract.ListGVR(c, l), kind: contract.ListKind(c, l), namespaced: c.Namespaced, custom: c.Custom}
 	if c.Custom {
@@ -27,7 +27,7 @@ func (p *pipeline) resolve(c contract.Classification, l *contract.List) stored {
 		return s
 	}
 	if s.gvr.Version == "" || s.kind == "" {
-		if gv, r, ok := preferredBuiltin(c.GR); ok {
+		if gv, r, ok := preferredBuiltin(c.GR, p.r.minor); ok {
 			if s.gvr.Version == "" {
 				s.gvr.Version = gv.Version
 			}
@@ -39,10 +39,10 @@ func (p *pipeline) resolve(c contract.Classification, l *contract.List) stored {
 	return s
 }
 
-// preferredBuiltin finds a built-in resource at its group's preferred
-// version, with its kind.
-func preferredBuiltin(gr schema.GroupResource) (schema.GroupVersion, string, bool) {
-	d := builtinDiscovery()
+// preferredBuiltin finds a built-in resource of a cluster of minor at its
+// group's preferred version, with its kind.
+func preferredBuiltin(gr schema.GroupResource, minor int) (schema.GroupVersion, string, bool) {
+	d := builtinDiscovery(minor)
 	gv := schema.GroupVersion{Group: gr.Group, Version: d.PreferredVersion(gr.Group)}
 	if gr.Group == "" {
 		gv.Version = "v1"
