@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -167,7 +168,13 @@ type Bundle struct {
 	Warnings []Problem
 
 	limits Limits
-	spool  string // temp file holding stdin, removed by Close
+	// spool holds an archive read from stdin or a URL (see spoolFrom);
+	// spoolName is its name only where it could not be removed at once.
+	spool     *os.File
+	spoolSize int64
+	spoolName string
+	// notArchiveHint says more of a download that is not an archive.
+	notArchiveHint string
 	// scanning is true during the first pass, which alone notes Warnings.
 	scanning bool
 }
@@ -182,18 +189,41 @@ func Open(name string, limits Limits) (*Bundle, error) {
 
 // OpenReader is Open with "-" read from stdin instead of os.Stdin.
 func OpenReader(name string, stdin io.Reader, limits Limits) (*Bundle, error) {
+	return OpenContext(context.Background(), name, OpenOptions{Stdin: stdin, Limits: limits})
+}
+
+// OpenOptions configure OpenContext.
+type OpenOptions struct {
+	// Stdin is read for "-"; nil is os.Stdin.
+	Stdin io.Reader
+	// HTTP says how a bundle named by an https:// URL is fetched.
+	HTTP   HTTPOptions
+	Limits Limits
+}
+
+// OpenContext is Open for any source: a file, a folder, "-", or an
+// http(s):// URL (see Fetch); ctx ends a download.
+func OpenContext(ctx context.Context, name string, o OpenOptions) (*Bundle, error) {
+	limits := o.Limits
 	if limits == (Limits{}) {
 		limits = DefaultLimits
 	}
 	b := &Bundle{Path: name, limits: limits, Names: map[string]bool{}}
-	if name == "-" {
+	switch {
+	case name == "-":
+		stdin := o.Stdin
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		if err := b.spoolStdin(stdin); err != nil {
+		if err := b.spoolFrom(stdin); err != nil {
+			return nil, fmt.Errorf("spooling standard input: %w", err)
+		}
+	case IsURL(name):
+		b.Path = SourceName(name)
+		if err := b.fetch(ctx, name, o.HTTP); err != nil {
 			return nil, err
 		}
-	} else {
+	default:
 		fi, err := os.Stat(name)
 		if err != nil {
 			return nil, fmt.Errorf("opening bundle: %w", err)
@@ -203,10 +233,10 @@ func OpenReader(name string, stdin io.Reader, limits Limits) (*Bundle, error) {
 		}
 	}
 	if b.Format != FormatFolder {
-		f, err := detectFormat(b.file())
+		f, err := b.detectFormat()
 		if err != nil {
 			b.Close()
-			return nil, &EntryError{Bundle: name, Err: err}
+			return nil, &EntryError{Bundle: b.Path, Err: err}
 		}
 		b.Format = f
 	}
@@ -220,40 +250,58 @@ func OpenReader(name string, stdin io.Reader, limits Limits) (*Bundle, error) {
 // Limits are the limits the bundle was opened with.
 func (b *Bundle) Limits() Limits { return b.limits }
 
-// Close removes the spool of a bundle read from stdin.
+// Close releases the spool of a bundle read from stdin or a URL.
 func (b *Bundle) Close() error {
-	if b.spool != "" {
-		return os.Remove(b.spool)
+	if b.spool == nil {
+		return nil
+	}
+	err := b.spool.Close()
+	if b.spoolName != "" {
+		err = errors.Join(err, os.Remove(b.spoolName))
+	}
+	return err
+}
+
+// open starts one pass over the archive's bytes.
+func (b *Bundle) open() (io.ReadCloser, error) {
+	if b.spool != nil {
+		return io.NopCloser(io.NewSectionReader(b.spool, 0, b.spoolSize)), nil
+	}
+	return os.Open(b.Path)
+}
+
+// spoolFrom copies an archive that can be read only once (standard
+// input, a download) into a private temporary file, because every
+// command reads the archive more than once (see Bundle). The file is
+// created 0600 and removed at once, before a byte is written: only the
+// open descriptor reaches it, so it is gone when the process ends,
+// however it ends (an error, Ctrl-C, even SIGKILL), and nobody else can
+// open it meanwhile. Where an open file cannot be removed (Windows),
+// Close removes it.
+func (b *Bundle) spoolFrom(r io.Reader) error {
+	f, err := os.CreateTemp("", "bundlectl-spool-*")
+	if err != nil {
+		return err
+	}
+	if os.Remove(f.Name()) != nil {
+		b.spoolName = f.Name()
+	}
+	b.spool = f
+	n, err := io.Copy(f, io.LimitReader(r, b.limits.MaxTotalSize+1))
+	b.spoolSize = n
+	if err == nil && n > b.limits.MaxTotalSize {
+		err = fmt.Errorf("over the %d-byte limit of a bundle", b.limits.MaxTotalSize)
+	}
+	if err != nil {
+		b.Close()
+		b.spool = nil
+		return err
 	}
 	return nil
 }
 
-func (b *Bundle) file() string {
-	if b.spool != "" {
-		return b.spool
-	}
-	return b.Path
-}
-
-func (b *Bundle) spoolStdin(r io.Reader) error {
-	f, err := os.CreateTemp("", "bundlectl-stdin-*")
-	if err != nil {
-		return fmt.Errorf("spooling standard input: %w", err)
-	}
-	b.spool = f.Name()
-	_, err = io.Copy(f, io.LimitReader(r, b.limits.MaxTotalSize+1))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(b.spool)
-		return fmt.Errorf("spooling standard input: %w", err)
-	}
-	return nil
-}
-
-func detectFormat(name string) (SourceFormat, error) {
-	f, err := os.Open(name)
+func (b *Bundle) detectFormat() (SourceFormat, error) {
+	f, err := b.open()
 	if err != nil {
 		return 0, err
 	}
@@ -269,7 +317,7 @@ func detectFormat(name string) (SourceFormat, error) {
 	case n == 0:
 		return 0, errors.New("empty file, not a bundle archive")
 	}
-	return 0, errors.New("not a tar or gzip-compressed tar archive")
+	return 0, errors.New("not a tar or gzip-compressed tar archive" + b.notArchiveHint)
 }
 
 func (b *Bundle) errorf(entry, format string, args ...any) error {
@@ -301,7 +349,7 @@ func (b *Bundle) each(fn func(re rawEntry) error) error {
 }
 
 func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
-	f, err := os.Open(b.file())
+	f, err := b.open()
 	if err != nil {
 		return fmt.Errorf("opening bundle: %w", err)
 	}

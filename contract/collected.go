@@ -3,7 +3,6 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"regexp"
 	"time"
 
@@ -44,7 +43,7 @@ func (b *Bundle) CollectedAt() (time.Time, TimeSource, error) {
 			return d.CollectedTime(), TimeFromDiscovery, nil
 		}
 	}
-	for _, name := range []string{b.Root, path.Base(b.Path)} {
+	for _, name := range []string{b.Root, SourceBase(b.Path)} {
 		if t, ok := ParseFolderTime(name); ok {
 			return t, TimeFromFolderName, nil
 		}

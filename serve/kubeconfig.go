@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // The kubeconfig is the run's own file, never ~/.kube/config: a support
@@ -134,7 +136,7 @@ func contextNames(paths []string) []string {
 	seen := map[string]int{}
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		name := filepath.Base(filepath.Clean(p))
+		name := contract.SourceBase(p)
 		for _, ext := range []string{".tar.gz", ".tgz", ".tar"} {
 			name = strings.TrimSuffix(name, ext)
 		}

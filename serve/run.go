@@ -44,6 +44,8 @@ type Options struct {
 	Upgrade UpgradeFunc
 	Limits  contract.Limits
 	Stdin   io.Reader
+	// HTTP says how bundles named by a URL are fetched.
+	HTTP contract.HTTPOptions
 	// Out gets the summary and the `export KUBECONFIG=` line, ErrOut the
 	// warnings about files that could not be served.
 	Out, ErrOut io.Writer
@@ -184,24 +186,25 @@ func Run(ctx context.Context, o Options) (err error) {
 
 // loadBundle opens a bundle, upgrading it first when it is legacy.
 func loadBundle(ctx context.Context, path string, o Options) (*index.Index, func(), error) {
-	b, err := contract.OpenReader(path, o.Stdin, o.Limits)
+	b, err := contract.OpenContext(ctx, path, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits})
 	if err != nil {
 		return nil, nil, err
 	}
+	name := b.Path // a URL's secrets redacted
 	cleanup := func() { b.Close() }
 	if b.DiscoveryJSON == nil {
 		if o.Upgrade == nil {
 			cleanup()
-			return nil, nil, fmt.Errorf("%s: bundle is legacy; upgrade hook not configured", path)
+			return nil, nil, fmt.Errorf("%s: bundle is legacy; upgrade hook not configured", name)
 		}
 		dir, upgraded, err := o.Upgrade(ctx, b)
 		cleanup()
 		if err != nil {
-			return nil, nil, fmt.Errorf("upgrading %s: %w", path, err)
+			return nil, nil, fmt.Errorf("upgrading %s: %w", name, err)
 		}
 		if b, err = contract.Open(dir, o.Limits); err != nil {
 			upgraded()
-			return nil, nil, fmt.Errorf("opening the upgraded %s: %w", path, err)
+			return nil, nil, fmt.Errorf("opening the upgraded %s: %w", name, err)
 		}
 		cleanup = func() { b.Close(); upgraded() }
 	}
@@ -210,7 +213,7 @@ func loadBundle(ctx context.Context, path string, o Options) (*index.Index, func
 		cleanup()
 		return nil, nil, err
 	}
-	x.Name = path
+	x.Name = name
 	return x, func() { x.Close(); cleanup() }, nil
 }
 

@@ -29,6 +29,8 @@ type Options struct {
 	// Progress receives a progress line, rewritten in place; nil for none.
 	Progress io.Writer
 	Limits   contract.Limits
+	// HTTP says how a Source named by a URL is fetched.
+	HTTP contract.HTTPOptions
 	// KubeVersion, when set, is the Kubernetes version ("v1.31.14",
 	// "1.31") whose tables are rendered instead of the cluster's own.
 	KubeVersion string
@@ -42,7 +44,7 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 	if err := checkPaths(o.Source, o.Dest); err != nil {
 		return nil, err
 	}
-	b, err := contract.OpenReader(o.Source, o.Stdin, o.Limits)
+	b, err := contract.OpenContext(ctx, o.Source, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits})
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func memoryLimit(b *contract.Bundle) int64 {
 // checkPaths refuses a destination that is the source or lies inside it:
 // the upgrade must never write over what it reads.
 func checkPaths(src, dest string) error {
-	if src == "-" || dest == "-" {
+	if src == "-" || dest == "-" || contract.IsURL(src) {
 		return nil
 	}
 	as, err1 := filepath.Abs(src)

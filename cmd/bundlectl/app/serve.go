@@ -13,6 +13,7 @@ import (
 // serveOptions are the options of `bundlectl serve` and `bundlectl shell`.
 type serveOptions struct {
 	IOStreams
+	sourceFlags
 	address         string
 	port            int
 	insecureHTTP    bool
@@ -31,6 +32,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) for legacy bundles that do not tell it; ages are computed at it")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "for legacy bundles, render the tables as this Kubernetes version's server did (v1.31.14 or 1.31), instead of the cluster's own")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log every request on standard error: method, path and query, status, bytes sent and duration")
+	o.sourceFlags.addFlags(cmd)
 	cmd.Flags().StringVar(&o.writeKubeconfig, "write-kubeconfig", "", "write the kubeconfig to this file instead of a new temporary folder (it must not exist; it is removed when serving stops), for scripts that run serve in the background and wait for the file")
 }
 
@@ -54,6 +56,10 @@ func (o *serveOptions) Validate() error {
 	if err := transform.CheckKubeVersion(o.kubeVersion); err != nil {
 		return err
 	}
+	var err error
+	if o.serve.HTTP, err = o.sourceFlags.options(); err != nil {
+		return err
+	}
 	at, err := parseCollectedAt(o.collectedAt)
 	o.serve.Upgrade = transform.UpgradeOnLoad(at, o.kubeVersion, o.ErrOut)
 	return err
@@ -66,8 +72,8 @@ func newServeCommand(streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve BUNDLE [BUNDLE...]",
 		Short: "Serve support bundles to kubectl as read-only Kubernetes API servers",
-		Long: `Serve loads each bundle (a .tar.gz or a folder; legacy bundles are upgraded
-on load) and serves it as a read-only Kubernetes API on its own port of
+		Long: `Serve loads each bundle (a .tar.gz, a folder or an https:// URL; legacy
+bundles are upgraded on load) and serves it as a read-only Kubernetes API on its own port of
 127.0.0.1, over HTTPS with a CA and a bearer token made for this run. It
 prints the Kubernetes version, the collection time and the object counts
 of each bundle, then the kubeconfig to use:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/serve"
 )
 
@@ -76,7 +77,7 @@ func (o *shellOptions) Run(parent context.Context) error {
 			fmt.Fprintf(o.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
 		}
 		c := exec.Command(shell, argv...)
-		c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "BUNDLECTL_BUNDLE="+o.bundle)
+		c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "BUNDLECTL_BUNDLE="+contract.SourceName(o.bundle))
 		c.Stdin, c.Stdout, c.Stderr = o.In, o.Out, o.ErrOut
 		if err := c.Start(); err != nil {
 			shellErr = fmt.Errorf("starting %s: %w", shell, err)

@@ -16,6 +16,7 @@ import (
 type upgradeOptions struct {
 	IOStreams
 	printFlags
+	sourceFlags
 	force       bool
 	strict      bool
 	collectedAt string
@@ -37,7 +38,8 @@ and the OpenAPI documents kubectl explain reads (cluster-resources/_meta/openapi
 the 1.37 API's own, and the custom resources' built from their CRDs).
 
 OLD and NEW are each a .tar.gz/.tgz/.tar archive, a folder, or - for
-standard input and output. NEW appears only once it is complete; OLD is
+standard input and output; OLD may also be an https:// URL (see
+--token-file). NEW appears only once it is complete; OLD is
 never touched. Tables that cannot be made are listed and their raw lists
 copied all the same (--strict makes that an error). Upgrading an upgraded
 bundle changes nothing.`,
@@ -49,6 +51,7 @@ bundle changes nothing.`,
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) that ages are computed at, instead of the one the bundle tells")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "render the tables as this Kubernetes version's server did (v1.31.14 or 1.31), instead of the cluster's own")
 	o.printFlags.addFlags(cmd, "summary")
+	o.sourceFlags.addFlags(cmd)
 	return cmd
 }
 
@@ -68,6 +71,10 @@ func (o *upgradeOptions) Validate() error {
 		return err
 	}
 	o.upgrade.KubeVersion = o.kubeVersion
+	var err error
+	if o.upgrade.HTTP, err = o.sourceFlags.options(); err != nil {
+		return err
+	}
 	at, err := parseCollectedAt(o.collectedAt)
 	o.upgrade.CollectedAt = at
 	return err
