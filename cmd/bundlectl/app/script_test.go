@@ -1,7 +1,11 @@
 package app_test
 
 import (
+	"crypto/subtle"
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +39,8 @@ func TestMain(m *testing.M) {
 // script that needs one starts with `[!corpus] skip` or `[!kubectl] skip`,
 // and in CI (CI=true) neither may be missing, so nothing is skipped there.
 // `waitfile FILE` waits for the kubeconfig a background `bundlectl serve
-// --write-kubeconfig FILE` writes once it serves. go test -update
+// --write-kubeconfig FILE` writes once it serves; `httpserve` serves a
+// file over HTTPS from the test process. go test -update
 // rewrites the scripts' golden files from what the commands print.
 func TestScripts(t *testing.T) {
 	root := contracttest.RepoRoot(t)
@@ -73,7 +78,8 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfile": waitFile,
+			"waitfile":  waitFile,
+			"httpserve": httpServe,
 		},
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -102,6 +108,50 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s did not appear within 60s", args[0])
 		}
 	}
+}
+
+// httpServe serves a file over HTTPS from the test process until the
+// script ends: `httpserve [-token TOKEN] FILE` sets $URL to the file's
+// URL, $SERVER to the server's (any other path is 404 Not Found) and $CA
+// to a PEM file of the server's certificate, for --certificate-authority.
+// With -token a request without "Authorization: Bearer TOKEN" is 401
+// Unauthorized. Each request is appended to $WORK/httpserve.log (method,
+// path and query, and whether it carried the token), for scripts that
+// check what reached the server.
+func httpServe(ts *testscript.TestScript, neg bool, args []string) {
+	token := ""
+	if len(args) == 3 && args[0] == "-token" {
+		token, args = args[1], args[2:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: httpserve [-token TOKEN] FILE")
+	}
+	file := ts.MkAbs(args[0])
+	name := "/" + filepath.Base(file)
+	log, err := os.Create(ts.MkAbs("httpserve.log"))
+	ts.Check(err)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		authorized := subtle.ConstantTimeCompare([]byte(auth), []byte("Bearer "+token)) == 1
+		fmt.Fprintf(log, "%s %s token=%t\n", r.Method, r.URL.RequestURI(), authorized && token != "")
+		switch {
+		case token != "" && !authorized:
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		case r.URL.Path != name:
+			http.NotFound(w, r)
+		default:
+			http.ServeFile(w, r, file)
+		}
+	}))
+	ts.Defer(func() {
+		srv.Close()
+		log.Close()
+	})
+	ca := ts.MkAbs("httpserve-ca.pem")
+	ts.Check(os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600))
+	ts.Setenv("SERVER", srv.URL)
+	ts.Setenv("URL", srv.URL+name)
+	ts.Setenv("CA", ca)
 }
 
 // peakFileEnv names the file a bundlectl child writes its own peak RSS
