@@ -66,6 +66,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		if !l.PodInBundle {
 			notes = append(notes, "pod not in the bundle")
 		}
+		if len(l.Ambiguous) > 0 {
+			notes = append(notes, "ambiguous: the path names no namespace, and it may be the log of "+strings.Join(l.Ambiguous, ", ")+" instead")
+		}
 		note := ""
 		if len(notes) > 0 {
 			note = " (" + strings.Join(notes, ", ") + ")"

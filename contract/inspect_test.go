@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"fmt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"path/filepath"
 	"slices"
@@ -149,17 +150,20 @@ func TestInspectLegacyQuirks(t *testing.T) {
 	}
 
 	// v0.10.10: the logs collector's <name>/<pod>.log form of single-
-	// container pods, the namespace found from the pods; one file two
-	// namespaces' pods wrote in turn cannot be placed.
+	// container pods, the namespace found from the pods; the file two
+	// namespaces' kotsadm-postgres-0 wrote in turn is each one's, marked
+	// as possibly the other's.
 	v10 := open("v0.10.10-2021")
 	var got []string
 	for _, l := range v10.Logs {
-		got = append(got, l.Namespace+"/"+l.Pod+"/"+l.Container+" "+l.Layout)
+		got = append(got, fmt.Sprintf("%s/%s/%s %s %v", l.Namespace, l.Pod, l.Container, l.Layout, l.Ambiguous))
 	}
 	want := []string{
-		"default/kotsadm-bb98f747c-h8525/kotsadm " + contract.LayoutSingleContainer,
-		"default/kotsadm-fs-minio-5f7799dff8-tl95g/minio " + contract.LayoutSingleContainer,
-		"default/kotsadm-operator-7c598c864c-pgh7g/kotsadm-operator " + contract.LayoutSingleContainer,
+		"default/kotsadm-bb98f747c-h8525/kotsadm " + contract.LayoutSingleContainer + " []",
+		"default/kotsadm-fs-minio-5f7799dff8-tl95g/minio " + contract.LayoutSingleContainer + " []",
+		"default/kotsadm-operator-7c598c864c-pgh7g/kotsadm-operator " + contract.LayoutSingleContainer + " []",
+		"default/kotsadm-postgres-0/postgres " + contract.LayoutSingleContainer + " [qakots/kotsadm-postgres-0]",
+		"qakots/kotsadm-postgres-0/kotsadm-postgres " + contract.LayoutSingleContainer + " [default/kotsadm-postgres-0]",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("v0.10.10 logs %q, want %q", got, want)
@@ -174,8 +178,8 @@ func TestInspectLegacyQuirks(t *testing.T) {
 	if v10.Analysis != nil || alpha.Analysis == nil || len(alpha.Analysis) != 0 {
 		t.Errorf("analysis of v0.10.10 %v (want none), of v0.123.0-alpha.9 %v (want empty)", v10.Analysis, alpha.Analysis)
 	}
-	if len(v10.UnmappedLogs) != 1 || v10.UnmappedLogs[0].Path != "kots/admin_console/kotsadm-postgres-0.log" || !strings.Contains(v10.UnmappedLogs[0].Reason, "ambiguous") {
-		t.Errorf("v0.10.10 unmapped %v, want kotsadm-postgres-0.log ambiguous", v10.UnmappedLogs)
+	if len(v10.UnmappedLogs) != 0 {
+		t.Errorf("v0.10.10 unmapped %v, want none", v10.UnmappedLogs)
 	}
 
 	sb := open("sbctl-2022")

@@ -30,6 +30,17 @@ import (
 //     <pod>-errors.json.
 //
 // Where two files hold the same container's log, the canonical one wins.
+//
+// A file of the two older forms can fit pods of the same name in several
+// namespaces (kotsadm-postgres-0 in two KOTS installs). troubleshoot
+// wrote each such pod's log to that one path, so the file is the log of
+// the one pod the collector targeted, or of the last one written when it
+// targeted several, and the bundle keeps no record of which (the
+// collector's spec is not in it; a collector folder's other logs tell
+// nothing certain, since one folder name can serve collectors of several
+// namespaces). It is mapped to each pod that fits, each PodLog naming the
+// others in Ambiguous: the person debugging gets the log, marked as
+// possibly another pod's, rather than told it was not collected.
 
 // PodContainers is what mapping logs needs to know of a pod of the bundle.
 type PodContainers struct {
@@ -74,6 +85,9 @@ type PodLog struct {
 	// PodInBundle is false for a log whose pod the bundle does not list
 	// (run and runPod pods, deleted before the collection ended).
 	PodInBundle bool `json:"podInBundle"`
+	// Ambiguous are the other pods ("namespace/name") the file fits as
+	// well: it may be the log of one of them instead (see MapPodLogs).
+	Ambiguous []string `json:"ambiguous,omitempty"`
 }
 
 // Log layouts, as PodLog.Layout names them.
@@ -213,19 +227,17 @@ func (m *logMapper) legacy(f LogFile) {
 	}
 	// <name>/<pod>/<container>.log: the folder is a pod of the bundle.
 	if pods := m.byName[path.Base(dir)]; dir != "" && len(pods) > 0 {
-		var fits []PodContainers
-		var container string
-		var previous bool
+		var fits []fit
 		for _, p := range pods {
 			c, prev := stem, false
 			if !isErr {
 				c, prev = splitPrevious(stem, p, true)
 			}
 			if p.has(c) {
-				fits, container, previous = append(fits, p), c, prev
+				fits = append(fits, fit{p, c, prev})
 			}
 		}
-		if m.pick(f, fits, container, previous, isErr, LayoutCollectorFolder, "container "+stem) {
+		if m.pick(f, fits, isErr, LayoutCollectorFolder) {
 			return
 		}
 	}
@@ -237,18 +249,13 @@ func (m *logMapper) legacy(f LogFile) {
 			podName, previous = stem, false
 		}
 	}
-	var fits []PodContainers
+	var fits []fit
 	for _, p := range m.byName[podName] {
 		if len(p.Containers)+len(p.Init) == 1 {
-			fits = append(fits, p)
+			fits = append(fits, fit{p, append(slices.Clone(p.Containers), p.Init...)[0], previous})
 		}
 	}
-	if len(fits) > 0 {
-		c := ""
-		if len(fits) == 1 {
-			c = append(fits[0].Containers, fits[0].Init...)[0]
-		}
-		m.pick(f, fits, c, previous, isErr, LayoutSingleContainer, "")
+	if m.pick(f, fits, isErr, LayoutSingleContainer) {
 		return
 	}
 	if isErr {
@@ -257,21 +264,27 @@ func (m *logMapper) legacy(f LogFile) {
 	m.unmapped(f.Rel, fmt.Sprintf("no pod of the bundle is named %q or %q with such a container", path.Base(dir), podName))
 }
 
-// pick maps f to the one pod that fits, or reports the ambiguity.
-func (m *logMapper) pick(f LogFile, fits []PodContainers, container string, previous, isErr bool, layout, what string) bool {
-	switch len(fits) {
-	case 0:
-		return false
-	case 1:
-		m.mapped(PodLog{Namespace: fits[0].Namespace, Pod: fits[0].Name, Container: container, Previous: previous, Path: f.Rel, Size: f.Size, Error: isErr, Layout: layout, PodInBundle: true})
-	default:
-		var where []string
-		for _, p := range fits {
-			where = append(where, p.Namespace+"/"+p.Name)
+// fit is a pod a legacy file may belong to, and which of its logs.
+type fit struct {
+	pod       PodContainers
+	container string
+	previous  bool
+}
+
+// pick maps f to every pod that fits (one, but for a name in several
+// namespaces: see MapPodLogs), and says whether any did.
+func (m *logMapper) pick(f LogFile, fits []fit, isErr bool, layout string) bool {
+	for i, x := range fits {
+		var others []string
+		for j, o := range fits {
+			if j != i {
+				others = append(others, o.pod.Namespace+"/"+o.pod.Name)
+			}
 		}
-		m.unmapped(f.Rel, fmt.Sprintf("ambiguous: the path does not name the namespace, and pods %s all fit (troubleshoot wrote them to the same file, the last one winning)", strings.Join(where, ", ")))
+		sort.Strings(others)
+		m.mapped(PodLog{Namespace: x.pod.Namespace, Pod: x.pod.Name, Container: x.container, Previous: x.previous, Path: f.Rel, Size: f.Size, Error: isErr, Layout: layout, PodInBundle: true, Ambiguous: others})
 	}
-	return true
+	return len(fits) > 0
 }
 
 // splitPrevious reads "<container>-previous" as the previous log of

@@ -21,6 +21,8 @@ func TestMapPodLogs(t *testing.T) {
 		{Namespace: "b", Name: "twin", Containers: []string{"cache"}},
 		{Namespace: "a", Name: "pair", Containers: []string{"main", "helper"}},
 		{Namespace: "b", Name: "pair", Containers: []string{"main", "other"}},
+		{Namespace: "c", Name: "dup", Containers: []string{"app"}},
+		{Namespace: "d", Name: "dup", Containers: []string{"app"}},
 	}
 	files := []contract.LogFile{
 		// legacy first in the input: the canonical copy must still win
@@ -44,25 +46,33 @@ func TestMapPodLogs(t *testing.T) {
 		{Rel: "dangling.log", Symlink: true, Link: "nowhere/x.log"},
 		{Rel: "escaping.log", Symlink: true},
 		{Rel: "exec/web/api/other-errors.json", Size: 17},
+		{Rel: "coll/dup.log", Size: 18},
+		{Rel: "cluster-resources/pods/logs/c/dup/app.log", Size: 19},
 	}
 	res := contract.MapPodLogs(files, pods)
 	var got []string
 	for _, l := range res.Logs {
-		got = append(got, fmt.Sprintf("%s/%s/%s prev=%v err=%v in=%v %s %v", l.Namespace, l.Pod, l.Container, l.Previous, l.Error, l.PodInBundle, l.Path, l.Links))
+		got = append(got, fmt.Sprintf("%s/%s/%s prev=%v err=%v in=%v %s %v %v", l.Namespace, l.Pod, l.Container, l.Previous, l.Error, l.PodInBundle, l.Path, l.Links, l.Ambiguous))
 	}
 	want := []string{
-		"a/pair/helper prev=false err=false in=true logs/pair/helper.log []",
-		"default/gone/run prev=false err=false in=false cluster-resources/pods/logs/default/gone/run.log []",
-		"default/gone/run prev=true err=false in=false cluster-resources/pods/logs/default/gone/run-previous.log []",
-		"web/api/app prev=false err=false in=true cluster-resources/pods/logs/web/api/app.log [all-logs/api/app.log]",
-		"web/api/app prev=true err=false in=true cluster-resources/pods/logs/web/api/app-previous.log []",
-		"web/api/migrate prev=false err=false in=true cluster-resources/pods/logs/web/cluster-resources/pods/logs/web/api/migrate.log []",
-		"web/api/migrate prev=false err=true in=true app-logs/api/migrate-errors.json []",
-		"web/api/sidecar prev=false err=true in=true cluster-resources/pods/logs/web/api/sidecar-logs-errors.log []",
-		"web/api/sidecar prev=true err=false in=true app-logs/api/sidecar-previous.log []",
-		"web/odd/x-previous prev=false err=false in=true cluster-resources/pods/logs/web/odd/x-previous.log []",
-		"web/one/only prev=false err=false in=true kots/admin/one.log []",
-		"web/one/only prev=true err=false in=true kots/admin/one-previous.log []",
+		"a/pair/helper prev=false err=false in=true logs/pair/helper.log [] []",
+		"a/pair/main prev=false err=false in=true logs/pair/main.log [] [b/pair]",
+		"a/twin/db prev=false err=false in=true twin.log [] [b/twin]",
+		"b/pair/main prev=false err=false in=true logs/pair/main.log [] [a/pair]",
+		"b/twin/cache prev=false err=false in=true twin.log [] [a/twin]",
+		"c/dup/app prev=false err=false in=true cluster-resources/pods/logs/c/dup/app.log [] []",
+		"d/dup/app prev=false err=false in=true coll/dup.log [] [c/dup]",
+		"default/gone/run prev=false err=false in=false cluster-resources/pods/logs/default/gone/run.log [] []",
+		"default/gone/run prev=true err=false in=false cluster-resources/pods/logs/default/gone/run-previous.log [] []",
+		"web/api/app prev=false err=false in=true cluster-resources/pods/logs/web/api/app.log [all-logs/api/app.log] []",
+		"web/api/app prev=true err=false in=true cluster-resources/pods/logs/web/api/app-previous.log [] []",
+		"web/api/migrate prev=false err=false in=true cluster-resources/pods/logs/web/cluster-resources/pods/logs/web/api/migrate.log [] []",
+		"web/api/migrate prev=false err=true in=true app-logs/api/migrate-errors.json [] []",
+		"web/api/sidecar prev=false err=true in=true cluster-resources/pods/logs/web/api/sidecar-logs-errors.log [] []",
+		"web/api/sidecar prev=true err=false in=true app-logs/api/sidecar-previous.log [] []",
+		"web/odd/x-previous prev=false err=false in=true cluster-resources/pods/logs/web/odd/x-previous.log [] []",
+		"web/one/only prev=false err=false in=true kots/admin/one.log [] []",
+		"web/one/only prev=true err=false in=true kots/admin/one-previous.log [] []",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("logs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -73,8 +83,7 @@ func TestMapPodLogs(t *testing.T) {
 	}
 	for p, why := range map[string]string{
 		"app-logs/api/app.log": "the same log as cluster-resources/pods/logs/web/api/app.log",
-		"twin.log":             "ambiguous",
-		"logs/pair/main.log":   "ambiguous",
+		"coll/dup.log":         "the same log as cluster-resources/pods/logs/c/dup/app.log",
 		"daemonset/node-1.log": "no pod of the bundle",
 		"dangling.log":         "does not hold",
 		"escaping.log":         "outside the bundle",
@@ -83,7 +92,7 @@ func TestMapPodLogs(t *testing.T) {
 			t.Errorf("%s: unmapped as %q, want %q", p, unmapped[p], why)
 		}
 	}
-	if len(unmapped) != 6 {
-		t.Errorf("unmapped %d files, want 6: %v", len(unmapped), unmapped)
+	if len(unmapped) != 5 {
+		t.Errorf("unmapped %d files, want 5: %v", len(unmapped), unmapped)
 	}
 }

@@ -89,6 +89,9 @@ func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		return notCollected(req.namespace, req.name, container, opts.previous, "")
 	}
 	noteAccess(r, "log="+l.Rel)
+	if len(l.Ambiguous) > 0 {
+		addWarning(w, fmt.Sprintf("%s, the file this support bundle holds for this log, names no namespace and may be the log of pod %s instead: troubleshoot wrote the logs of pods of the same name to one file, the last one winning", l.Rel, strings.Join(l.Ambiguous, ", ")))
+	}
 	if l.Error {
 		return notCollected(req.namespace, req.name, container, opts.previous, collectionError(l.File))
 	}

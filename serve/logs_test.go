@@ -3,11 +3,14 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"net/http"
+	"path"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/internal/rawjson"
 	"github.com/bundlectl/bundlectl/internal/servetest"
 )
@@ -98,6 +101,42 @@ func TestLogLayouts(t *testing.T) {
 	}
 	wantStatus(t, get(t, srv, "/api/v1/namespaces/kube-system/pods/coredns-abc/log"), 404, "NotFound",
 		`the logs of container "coredns" of pod "coredns-abc" in namespace "kube-system" were not collected in this support bundle: failed to get log stream: the server has asked for the client to provide credentials`)
+}
+
+// TestAmbiguousLog: a legacy log file whose path names no namespace,
+// when pods of that name are in two namespaces, is served for each, with
+// a Warning naming the file and the other pod (contract.MapPodLogs).
+func TestAmbiguousLog(t *testing.T) {
+	f := servetest.LogLayouts()
+	for _, ns := range []string{"default", "team-a"} {
+		p := path.Join(contract.ClusterResourcesDir, "pods", ns+".json")
+		var list map[string]any
+		if err := json.Unmarshal(f[p], &list); err != nil {
+			t.Fatal(err)
+		}
+		list["items"] = append(list["items"].([]any), map[string]any{
+			"metadata": map[string]any{"name": "db-0", "namespace": ns, "uid": "db-0-" + ns},
+			"spec":     map[string]any{"nodeName": "node-1", "containers": []any{map[string]any{"name": "postgres"}}},
+		})
+		data, err := json.Marshal(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f[p] = data
+	}
+	f["kots/admin_console/db-0.log"] = []byte("a postgres line\n")
+	srv := newHandlerServer(t, load(t, f.WriteDir(t, t.TempDir())))
+	for ns, other := range map[string]string{"default": "team-a", "team-a": "default"} {
+		r := get(t, srv, "/api/v1/namespaces/"+ns+"/pods/db-0/log")
+		want := `299 - "kots/admin_console/db-0.log, the file this support bundle holds for this log, names no namespace and may be the log of pod ` + other + `/db-0 instead: troubleshoot wrote the logs of pods of the same name to one file, the last one winning"`
+		if r.code != http.StatusOK || r.body != "a postgres line\n" || r.header.Get("Warning") != want {
+			t.Errorf("%s/db-0: %d %q\nwarning %s\nwant %s", ns, r.code, r.body, r.header.Get("Warning"), want)
+		}
+	}
+	// A log the file holds for one pod only has no warning.
+	if r := get(t, srv, "/api/v1/namespaces/team-a/pods/job-x/log"); r.code != http.StatusOK || r.header.Get("Warning") != "" {
+		t.Errorf("job-x: %d, warning %q", r.code, r.header.Get("Warning"))
+	}
 }
 
 func TestTailStart(t *testing.T) {

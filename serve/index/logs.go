@@ -22,6 +22,9 @@ type ContainerLog struct {
 	// Error says that the file holds why troubleshoot could not collect
 	// the log (its -logs-errors.log or -errors.json), not the log.
 	Error bool
+	// Ambiguous are the other pods ("namespace/name") the file may be
+	// the log of (contract.PodLog.Ambiguous).
+	Ambiguous []string
 }
 
 // logKey names one collected container log.
@@ -107,7 +110,7 @@ func (s *logStore) mapLogs() error {
 			continue
 		}
 		used[l.Path] = true
-		s.logs[logKey{namespace: l.Namespace, pod: l.Pod, container: l.Container, previous: l.Previous, error: l.Error}] = ContainerLog{File: p, Rel: l.Path, Error: l.Error}
+		s.logs[logKey{namespace: l.Namespace, pod: l.Pod, container: l.Container, previous: l.Previous, error: l.Error}] = ContainerLog{File: p, Rel: l.Path, Error: l.Error, Ambiguous: l.Ambiguous}
 	}
 	for rel, p := range s.copies {
 		if !used[rel] {

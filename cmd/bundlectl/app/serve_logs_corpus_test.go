@@ -24,11 +24,12 @@ import (
 // bundles' logs) cannot be asked for; inspect lists them.
 func TestServeCorpusLogs(t *testing.T) {
 	// The logs of pods in the bundle, by layout: the 2021 bundle's are in
-	// the logs collector's <name>/<pod>.log form (its fourth,
-	// kotsadm-postgres-0.log, fits two pods of that name and is reported
-	// by inspect), the 2022 one's in cluster-resources/ with all-logs/
-	// links to them, sbctl's (a velero pod's seven) in cluster-resources/.
-	want := map[string]int{"v0.10.10-2021": 3, "v0.50.0-2022": 18, "sbctl-2022": 7}
+	// the logs collector's <name>/<pod>.log form (its fourth file,
+	// kotsadm-postgres-0.log, fits the pods of that name in two
+	// namespaces and is served for each with a Warning), the 2022 one's
+	// in cluster-resources/ with all-logs/ links to them, sbctl's (a
+	// velero pod's seven) in cluster-resources/.
+	want := map[string]int{"v0.10.10-2021": 5, "v0.50.0-2022": 18, "sbctl-2022": 7}
 	corpus := contracttest.CorpusDir(t)
 	kubectl := testenv.Kubectl(t)
 	for _, rb := range contracttest.RealBundles {
@@ -62,7 +63,11 @@ func TestServeCorpusLogs(t *testing.T) {
 					}
 					continue
 				}
-				if err != nil || stdout.String() != contents[l.Path] || stderr.Len() > 0 {
+				wantErr := ""
+				if len(l.Ambiguous) > 0 {
+					wantErr = "Warning: " + l.Path + ", the file this support bundle holds for this log, names no namespace and may be the log of pod " + strings.Join(l.Ambiguous, ", ") + " instead: troubleshoot wrote the logs of pods of the same name to one file, the last one winning\n"
+				}
+				if err != nil || stdout.String() != contents[l.Path] || stderr.String() != wantErr {
 					t.Errorf("kubectl %s: %v, %d bytes, want the %d of %s\n%s", strings.Join(args, " "), err, stdout.Len(), len(contents[l.Path]), l.Path, stderr.String())
 				}
 			}

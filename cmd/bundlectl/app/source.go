@@ -31,11 +31,12 @@ func (s *sourceFlags) addFlags(cmd *cobra.Command) {
 }
 
 // options reads the token and the certificate authorities. A token file's
-// surrounding white space (its final newline) is not part of the token.
+// surrounding white space (its final newline) is not part of the token. A
+// zero timeout is the default (options built without flags, in tests).
 func (s *sourceFlags) options() (contract.HTTPOptions, error) {
 	o := contract.HTTPOptions{AllowHTTP: s.allowHTTP, Timeout: s.timeout, Token: os.Getenv(contract.TokenEnv)}
-	if s.timeout <= 0 {
-		return o, fmt.Errorf("--url-timeout %s: must be more than 0", s.timeout)
+	if s.timeout < 0 {
+		return o, fmt.Errorf("--url-timeout %s: must not be negative", s.timeout)
 	}
 	if s.tokenFile != "" {
 		data, err := os.ReadFile(s.tokenFile)
