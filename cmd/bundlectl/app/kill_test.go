@@ -61,7 +61,7 @@ func TestUpgradeKilled(t *testing.T) {
 	}{
 		{"SIGKILL while reading OLD", syscall.SIGKILL, func(int) bool { return true }},
 		{"SIGKILL once NEW's file exists", syscall.SIGKILL, func(int) bool { return partial() != "" }},
-		{"SIGKILL while a table is spooled", syscall.SIGKILL, func(pid int) bool { return spooling(pid) }},
+		{"SIGKILL while a table is spooled", syscall.SIGKILL, func(pid int) bool { return holdsNameless(pid, "bundlectl-table-") }},
 		{"SIGKILL at 1 MiB", syscall.SIGKILL, func(int) bool { return size(partial()) >= 1<<20 }},
 		{"SIGINT once NEW's file exists", syscall.SIGINT, func(int) bool { return partial() != "" }},
 		{"SIGINT at 1 MiB", syscall.SIGINT, func(int) bool { return size(partial()) >= 1<<20 }},
@@ -135,16 +135,17 @@ func TestUpgradeKilled(t *testing.T) {
 	}
 }
 
-// spooling says whether a process holds a table spool open: a file named
-// bundlectl-table-*, already removed from its folder.
-func spooling(pid int) bool {
+// holdsNameless says whether a process holds open a file whose name
+// starts with prefix, already removed from its folder: a table spool
+// (bundlectl-table-*), a download's (bundlectl-spool-*).
+func holdsNameless(pid int, prefix string) bool {
 	fds, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
 	if err != nil {
 		return false
 	}
 	for _, fd := range fds {
 		target, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "fd", fd.Name()))
-		if err == nil && strings.Contains(target, "bundlectl-table-") && strings.HasSuffix(target, "(deleted)") {
+		if err == nil && strings.Contains(target, prefix) && strings.HasSuffix(target, "(deleted)") {
 			return true
 		}
 	}
