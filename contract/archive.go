@@ -139,6 +139,8 @@ func (e *Entry) DecodeList() (*List, error) {
 // the headers, and Walk streams the entries in a second pass. Memory does
 // not grow with the bundle's size, only with its number of entries.
 type Bundle struct {
+	// Path is the source as named, a URL with its secrets redacted
+	// (SourceName): what messages and reports call the bundle.
 	Path   string
 	Format SourceFormat
 	// Root is the bundle root's name inside the archive ("" at the top).

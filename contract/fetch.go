@@ -194,6 +194,8 @@ func (b *Bundle) fetch(ctx context.Context, rawURL string, o HTTPOptions) error 
 	if err != nil {
 		return fail("%v", err)
 	}
+	// What a store's access log shows of the request.
+	req.Header.Set("User-Agent", "bundlectl")
 	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error

@@ -141,6 +141,28 @@ func TestFetchTokenStaysHome(t *testing.T) {
 	}
 }
 
+// TestFetchRefusedAfterRedirect: a 401 from the host a redirect led to
+// says that the token stays with the URL's own host.
+func TestFetchRefusedAfterRedirect(t *testing.T) {
+	privateTemp(t)
+	blob, _ := tlsServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			t.Error("the token reached the blob host")
+		}
+		http.Error(w, "who are you", http.StatusUnauthorized)
+	}))
+	store, o := tlsServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, blob.URL+"/blob?X-Amz-Signature="+testSig, http.StatusFound)
+	}))
+	o.RootCAs.AddCert(blob.Certificate())
+	o.Token = testToken
+	_, err := contract.OpenContext(context.Background(), store.URL+"/b.tgz", contract.OpenOptions{HTTP: o})
+	want := store.URL + "/b.tgz: 401 Unauthorized from " + blob.URL + "/blob?X-Amz-Signature=REDACTED (redirected there): the token is sent only to https://127.0.0.1:" + strings.TrimPrefix(store.URL, "https://127.0.0.1:") + ", never after a redirect to another host: who are you"
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+}
+
 // TestFetchHostile: each way a server can fail a download is an error
 // naming the URL (its secrets redacted) and the problem, and leaves no
 // spool behind.
