@@ -204,7 +204,8 @@ type OpenOptions struct {
 }
 
 // OpenContext is Open for any source: a file, a folder, "-", or an
-// http(s):// URL (see Fetch); ctx ends a download.
+// http(s):// URL, downloaded once into a spool (see HTTPOptions and
+// Bundle.fetch); ctx ends a download.
 func OpenContext(ctx context.Context, name string, o OpenOptions) (*Bundle, error) {
 	limits := o.Limits
 	if limits == (Limits{}) {
