@@ -798,6 +798,7 @@ func (b *Bundle) scan() error {
 				}
 				kept += int64(len(data)) - int64(len(keep[re.name]))
 				keep[re.name] = data
+				delete(deferred, re.name) // this later copy is the one read
 			} else if re.r != nil {
 				// Drain so a truncated entry is found now, not mid-upgrade.
 				if _, err := io.Copy(io.Discard, re.r); err != nil {

@@ -238,3 +238,30 @@ func TestAnalysisNotAList(t *testing.T) {
 		t.Errorf("problems %v", rep.Problems)
 	}
 }
+
+// Of a root's early file that occurs twice, the last copy is read (as
+// extracting keeps it), whichever of the two fit the first pass's budget.
+func TestEarlyReadDuplicates(t *testing.T) {
+	crds := func(pad int) string {
+		return `{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[]}` + strings.Repeat(" ", pad)
+	}
+	const name = "sb/cluster-resources/custom-resource-definitions.json"
+	decoy := contracttest.File{Name: "x/decoy/cluster-resources/custom-resource-definitions.json", Body: crds(400)}
+	for _, files := range [][]contracttest.File{
+		{{Name: name, Body: crds(0)}, {Name: name, Body: crds(850)}},        // the last over the budget: read again
+		{decoy, {Name: name, Body: crds(500)}, {Name: name, Body: crds(0)}}, // the first over it, the last within
+	} {
+		files = append(files, contracttest.File{Name: "sb/cluster-resources/pods/default.json", Body: podList})
+		p := contracttest.WriteTarGz(t, t.TempDir(), "dup.tgz", files)
+		limits := contract.DefaultLimits
+		limits.MaxDecodeSize = 1000 // the early files' budget, and the CRD list's cap
+		b, err := contract.Open(p, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+		if last := files[len(files)-2].Body; string(b.CRDList) != last || len(b.Warnings) > 0 {
+			t.Errorf("read a copy of %d bytes, want the last, of %d; warnings %v", len(b.CRDList), len(last), b.Warnings)
+		}
+	}
+}
