@@ -111,14 +111,20 @@ func (e *Entry) ReadAll() ([]byte, error) {
 	if e.Header.Size > max {
 		return nil, e.bundle.errorf(e.Name, "%d bytes is over the %d-byte decode limit", e.Header.Size, max)
 	}
-	data, err := io.ReadAll(io.LimitReader(e.Reader(), max+1))
+	// One buffer of the size the header declares: io.ReadAll's doubling
+	// would leave up to twice the file in garbage, which for one large
+	// file is most of a command's peak.
+	data := make([]byte, e.Header.Size)
+	n, err := io.ReadFull(e.Reader(), data)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		// A folder's file shrank since it was listed (an archive's
+		// reader names a truncated entry with an EntryError).
+		err = nil
+	}
 	if err != nil {
 		return nil, e.bundle.wrap(e.Name, err)
 	}
-	if int64(len(data)) > max {
-		return nil, e.bundle.errorf(e.Name, "over the %d-byte decode limit", max)
-	}
-	return data, nil
+	return data[:n], nil
 }
 
 // DecodeList reads a raw list entry and decodes it (ReadAll, then the
@@ -645,10 +651,10 @@ func (b *Bundle) eachFile(fn func(re rawEntry) error) error {
 }
 
 // cleanName refuses names that could write or read outside the bundle.
-// shortName is a name fit for an error message.
+// shortName is a name fit for an error message: its first 200 bytes.
 func shortName(name string) string {
 	if len(name) > 200 {
-		return fmt.Sprintf("%.200q...", name)
+		return strings.ToValidUTF8(name[:200], "") + "..."
 	}
 	return name
 }
@@ -698,6 +704,9 @@ func (b *Bundle) checkHeader(name string, hdr *tar.Header) error {
 		return b.errorf(name, "entry of %d bytes is over the %d-byte limit (a decompression bomb?)", hdr.Size, b.limits.MaxEntrySize)
 	}
 	if hdr.Typeflag == tar.TypeSymlink || hdr.Typeflag == tar.TypeLink {
+		if len(hdr.Linkname) > maxNameLen {
+			return b.errorf(name, "link target of %d bytes is over the %d-byte limit of a path (PATH_MAX)", len(hdr.Linkname), maxNameLen)
+		}
 		if _, err := resolveLink(name, hdr); err != nil {
 			return b.errorf(name, "%v", err)
 		}
@@ -792,7 +801,9 @@ func (b *Bundle) scan() error {
 	crDirs := map[string]bool{}
 	var total int64
 	keep := map[string][]byte{}
-	var kept int64 // bytes in keep
+	var kept int64               // bytes in keep
+	deferred := map[string]int{} // early files over the budget: the ordinal of the last copy
+	ordinal := -1                // of the entry in the stream
 	mtimes := map[string]time.Time{}
 	links := map[string]*tar.Header{}
 	err := b.each(func(re rawEntry) error {
@@ -802,6 +813,7 @@ func (b *Bundle) scan() error {
 		if err := b.checkHeader(re.name, re.hdr); err != nil {
 			return err
 		}
+		ordinal++
 		b.Entries++
 		total += re.hdr.Size
 		b.LargestEntry = max(b.LargestEntry, re.hdr.Size)
@@ -830,13 +842,14 @@ func (b *Bundle) scan() error {
 		}
 		if re.hdr.Typeflag == tar.TypeReg || re.hdr.Typeflag == tar.TypeRegA {
 			mtimes[re.name] = re.hdr.ModTime
-			if b.keepEarly(re.name, re.hdr.Size, kept) {
+			if b.keepEarly(re.name, re.hdr.Size, kept, ordinal, deferred) {
 				data, err := readRaw(re)
 				if err != nil {
 					return b.wrap(re.name, err)
 				}
+				kept += int64(len(data)) - int64(len(keep[re.name]))
 				keep[re.name] = data
-				kept += int64(len(data))
+				delete(deferred, re.name) // this later copy is the one read
 			} else if re.r != nil {
 				// Drain so a truncated entry is found now, not mid-upgrade.
 				if _, err := io.Copy(io.Discard, re.r); err != nil {
@@ -869,12 +882,65 @@ func (b *Bundle) scan() error {
 			}
 		}
 	}
+	keep = map[string][]byte{prefix + VersionFilePath: keep[prefix+VersionFilePath], prefix + ClusterVersionPath: keep[prefix+ClusterVersionPath],
+		prefix + DiscoveryPath(): keep[prefix+DiscoveryPath()], prefix + CRDListPath: keep[prefix+CRDListPath]}
+	if err := b.readDeferred(keep, deferred); err != nil {
+		return err
+	}
 	b.VersionFile = keep[prefix+VersionFilePath]
 	b.ClusterVersion = keep[prefix+ClusterVersionPath]
 	b.DiscoveryJSON = keep[prefix+DiscoveryPath()]
 	b.CRDList = keep[prefix+CRDListPath]
 	return nil
 }
+
+// earlyBudget bounds the bytes of early files the first pass holds: the
+// root is known only at its end, so every folder's copies are kept while
+// they fit, and a copy of the root's that did not fit is read again in a
+// pass of its own (readDeferred). Real bundles have one root and fit many
+// times over; decoys in other folders cost only their own bytes up to
+// the budget.
+const earlyBudget = 64 << 20
+
+// readDeferred reads again, in a pass that stops at the last of them, the
+// root's early files that did not fit the budget: only they are held.
+func (b *Bundle) readDeferred(keep map[string][]byte, deferred map[string]int) error {
+	last := -1
+	for name := range keep {
+		if at, ok := deferred[name]; ok {
+			last = max(last, at)
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	ordinal := -1
+	err := b.each(func(re rawEntry) error {
+		if re.name == "" {
+			return nil
+		}
+		ordinal++
+		if _, ok := deferred[re.name]; ok && (re.hdr.Typeflag == tar.TypeReg || re.hdr.Typeflag == tar.TypeRegA) {
+			if _, root := keep[re.name]; root {
+				data, err := readRaw(re)
+				if err != nil {
+					return b.wrap(re.name, err)
+				}
+				keep[re.name] = data
+			}
+		}
+		if ordinal == last {
+			return errStopPass
+		}
+		return nil
+	})
+	if err == errStopPass {
+		err = nil
+	}
+	return err
+}
+
+var errStopPass = errors.New("stop the pass")
 
 // earlyLimit is the size up to which an entry is read in the first pass,
 // because the stream needs it before it starts, and 0 for the others. The
@@ -895,9 +961,11 @@ func (b *Bundle) earlyLimit(name string) int64 {
 }
 
 // keepEarly says whether the first pass reads this entry into memory, and
-// warns when it is one of the early files but too large to be kept: it is
-// still copied, only not read as the bundle's version, discovery or CRDs.
-func (b *Bundle) keepEarly(name string, size, kept int64) bool {
+// warns when it is one of the early files but over its cap: it is still
+// copied, only not read as the bundle's version, discovery or CRDs. One
+// that would take the first pass over earlyBudget is deferred: noted,
+// and read again if it turns out to be the root's.
+func (b *Bundle) keepEarly(name string, size, kept int64, ordinal int, deferred map[string]int) bool {
 	limit := b.earlyLimit(name)
 	switch {
 	case limit == 0:
@@ -905,23 +973,30 @@ func (b *Bundle) keepEarly(name string, size, kept int64) bool {
 	case size > limit:
 		b.warn(name, fmt.Errorf("%d bytes is over the %d-byte limit of this file; not read, copied all the same", size, limit))
 		return false
-	case kept+size > b.limits.MaxDecodeSize:
-		b.warn(name, fmt.Errorf("not read: the copies of the version, discovery and CRD files in every folder of the archive already take %d bytes of the %d-byte decode limit; copied all the same", kept, b.limits.MaxDecodeSize))
+	case kept+size > min(earlyBudget, b.limits.MaxDecodeSize):
+		deferred[name] = ordinal
 		return false
 	}
 	return true
 }
 
+// readRaw reads an early file whole, in one buffer of its declared size.
 func readRaw(re rawEntry) ([]byte, error) {
+	r := re.r
 	if re.open != nil {
 		f, err := re.open()
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		return io.ReadAll(f)
+		r = f
 	}
-	return io.ReadAll(re.r)
+	data := make([]byte, re.hdr.Size)
+	n, err := io.ReadFull(r, data)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil // a folder's file that shrank since it was listed
+	}
+	return data[:n], err
 }
 
 // chooseRoot picks the bundle root as troubleshoot and sbctl do: the

@@ -44,6 +44,9 @@ func TestHostileCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			var problems []string
+			for _, w := range b.Warnings {
+				problems = append(problems, w.Path+": "+w.Message)
+			}
 			if len(b.Duplicates) > 0 {
 				problems = append(problems, "duplicates: "+strings.Join(b.Duplicates, ",")+" occurs more than once")
 			}

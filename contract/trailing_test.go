@@ -155,16 +155,18 @@ func ustarEntry(name, body string) []byte {
 
 // The first pass reads the version, discovery and CRD files of every
 // folder (the root is known only at its end), so each has a cap and all
-// of them together one decode limit: a bundle full of decoy copies cannot
-// hold the first pass's memory hostage. What is not read is a warning.
+// of them together a budget: a bundle full of decoy copies cannot hold
+// the first pass's memory hostage. What is over its cap is a warning;
+// the root's own copy, when the decoys took the budget, is read again.
 func TestEarlyReadBudget(t *testing.T) {
 	big := `{"info":{"gitVersion":"v1.31.2"},"string":"` + strings.Repeat("x", 1<<20) + `"}`
 	crds := `{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[]}`
+	rootCRDs := crds + strings.Repeat(" ", 600)
 	files := []contracttest.File{
 		{Name: "decoy1/sb/cluster-resources/custom-resource-definitions.json", Body: crds + strings.Repeat(" ", 700)},
 		{Name: "decoy2/sb/cluster-resources/custom-resource-definitions.json", Body: crds + strings.Repeat(" ", 700)},
 		{Name: "decoy3/cluster-info/cluster_version.json", Body: big},
-		{Name: "sb/cluster-resources/custom-resource-definitions.json", Body: crds},
+		{Name: "sb/cluster-resources/custom-resource-definitions.json", Body: rootCRDs},
 		{Name: "sb/cluster-resources/pods/default.json", Body: podList},
 	}
 	p := contracttest.WriteTarGz(t, t.TempDir(), "decoys.tgz", files)
@@ -182,26 +184,13 @@ func TestEarlyReadBudget(t *testing.T) {
 	for _, w := range b.Warnings {
 		msgs = append(msgs, w.Path+": "+w.Message)
 	}
-	want := []string{
-		"decoy2/sb/cluster-resources/custom-resource-definitions.json: not read",
-		"decoy3/cluster-info/cluster_version.json: 1048621 bytes is over the 1500-byte limit",
+	want := "decoy3/cluster-info/cluster_version.json: 1048621 bytes is over the 1500-byte limit"
+	if len(msgs) != 1 || !strings.HasPrefix(msgs[0], want) {
+		t.Fatalf("warnings %q, want %q...", msgs, want)
 	}
-	if len(msgs) != len(want) {
-		t.Fatalf("warnings %q, want %d", msgs, len(want))
-	}
-	for i := range want {
-		if !strings.HasPrefix(msgs[i], want[i]) {
-			t.Errorf("warning %q, want %q...", msgs[i], want[i])
-		}
-	}
-	// The root's own list came after the decoys, within budget: its
-	// copy is the one kept.
-	limits.MaxDecodeSize = 1 << 20
-	if b, err = contract.Open(p, limits); err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if string(b.CRDList) != crds {
+	// The first decoy took most of the budget; the root's own list,
+	// over what was left, was read again once the root was known.
+	if string(b.CRDList) != rootCRDs {
 		t.Errorf("CRDList = %.80q, want the root's", b.CRDList)
 	}
 }
@@ -247,5 +236,32 @@ func TestAnalysisNotAList(t *testing.T) {
 	})
 	if len(rep.Problems) != 1 || rep.Problems[0].Path != contract.AnalysisPath || !strings.Contains(rep.Problems[0].Message, "analyzer results") {
 		t.Errorf("problems %v", rep.Problems)
+	}
+}
+
+// Of a root's early file that occurs twice, the last copy is read (as
+// extracting keeps it), whichever of the two fit the first pass's budget.
+func TestEarlyReadDuplicates(t *testing.T) {
+	crds := func(pad int) string {
+		return `{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[]}` + strings.Repeat(" ", pad)
+	}
+	const name = "sb/cluster-resources/custom-resource-definitions.json"
+	decoy := contracttest.File{Name: "x/decoy/cluster-resources/custom-resource-definitions.json", Body: crds(400)}
+	for _, files := range [][]contracttest.File{
+		{{Name: name, Body: crds(0)}, {Name: name, Body: crds(850)}},        // the last over the budget: read again
+		{decoy, {Name: name, Body: crds(500)}, {Name: name, Body: crds(0)}}, // the first over it, the last within
+	} {
+		files = append(files, contracttest.File{Name: "sb/cluster-resources/pods/default.json", Body: podList})
+		p := contracttest.WriteTarGz(t, t.TempDir(), "dup.tgz", files)
+		limits := contract.DefaultLimits
+		limits.MaxDecodeSize = 1000 // the early files' budget, and the CRD list's cap
+		b, err := contract.Open(p, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+		if last := files[len(files)-2].Body; string(b.CRDList) != last || len(b.Warnings) > 0 {
+			t.Errorf("read a copy of %d bytes, want the last, of %d; warnings %v", len(b.CRDList), len(last), b.Warnings)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -207,6 +208,11 @@ func loadBundle(ctx context.Context, path string, o Options) (*index.Index, func
 			return nil, nil, fmt.Errorf("opening the upgraded %s: %w", name, err)
 		}
 		cleanup = func() { b.Close(); upgraded() }
+		// The upgrade's heap is garbage now, up to twice its largest
+		// object; collected before the index is built, it is reused
+		// rather than added to: one 400 MB ConfigMap peaked at 1.4 GB
+		// without, 0.9 GB with.
+		runtime.GC()
 	}
 	x, err := index.Load(ctx, b)
 	if err != nil {

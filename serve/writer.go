@@ -3,7 +3,6 @@ package serve
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
@@ -55,14 +54,6 @@ func partialPrefix(groupVersion string) []byte {
 // bufPool holds the writers that batch a body's many small parts into
 // large writes.
 var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
-
-func (b *body) bytes() []byte {
-	out := make([]byte, 0, b.size)
-	for _, p := range b.parts {
-		out = append(out, p...)
-	}
-	return out
-}
 
 func (b *body) writeTo(w io.Writer) error {
 	if len(b.parts) == 1 {
@@ -129,18 +120,22 @@ func respond(w http.ResponseWriter, r *http.Request, code int, contentType strin
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", "no-cache, private")
-	if isPretty(r) {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, b.bytes(), "", "  "); err == nil {
-			b = &body{}
-			b.add(buf.Bytes())
-			cache = nil
-		}
+	size, write := b.size, b.writeTo
+	if size > maxCachedBody {
+		// Compressed as it is written, never kept: the cache would hold
+		// up to a copy of the list for as long as serve runs.
+		cache = nil
 	}
-	if !acceptsGzip(r) || b.size <= gzipThreshold {
-		h.Set("Content-Length", strconv.Itoa(b.size))
+	if isPretty(r) {
+		// Indented as it is written, never whole: a list of one large
+		// object asked for by curl costs no copy of it.
+		cache = nil
+		size, write = b.indentedSize(), b.writeIndented
+	}
+	if !acceptsGzip(r) || size <= gzipThreshold {
+		h.Set("Content-Length", strconv.Itoa(size))
 		w.WriteHeader(code)
-		b.writeTo(w)
+		write(w)
 		return
 	}
 	if cache != nil {
@@ -154,8 +149,132 @@ func respond(w http.ResponseWriter, r *http.Request, code int, contentType strin
 	zw := pool.Get().(*gzip.Writer)
 	defer pool.Put(zw)
 	zw.Reset(w)
-	if b.writeTo(zw) == nil {
+	if write(zw) == nil {
 		zw.Close()
+	}
+}
+
+// writeIndented writes the body indented as json.Indent(dst, body, "",
+// "  ") indents it, which is what the server writes for ?pretty=true.
+func (b *body) writeIndented(w io.Writer) error {
+	bw := bufPool.Get().(*bufio.Writer)
+	defer bufPool.Put(bw)
+	bw.Reset(w)
+	defer bw.Reset(nil)
+	ind := indenter{w: bw}
+	for _, p := range b.parts {
+		if err := ind.write(p); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// indentedSize is the length of the indented body.
+func (b *body) indentedSize() int {
+	var n countWriter
+	ind := indenter{w: &n}
+	for _, p := range b.parts {
+		ind.write(p)
+	}
+	return int(n)
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+func (c *countWriter) WriteByte(byte) error        { *c++; return nil }
+func (c *countWriter) WriteString(s string) (int, error) {
+	*c += countWriter(len(s))
+	return len(s), nil
+}
+
+// indenter is json.Indent with the prefix "" and the indent "  ", one
+// part of valid JSON at a time: white space between tokens is dropped
+// but for what follows the value, an empty object or array stays {} or
+// [], and string contents are copied as they are.
+type indenter struct {
+	w interface {
+		io.Writer
+		io.ByteWriter
+		io.StringWriter
+	}
+	depth, level     int  // indented levels; brackets open
+	needIndent       bool // after { or [, until the next token says whether it is empty
+	inString, escape bool
+	done             bool // the top-level value has ended
+}
+
+func (ind *indenter) write(p []byte) error {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if ind.inString {
+			// Copy the run of string bytes up to the closing quote.
+			j := i
+			for ; j < len(p); j++ {
+				if ind.escape {
+					ind.escape = false
+				} else if p[j] == '\\' {
+					ind.escape = true
+				} else if p[j] == '"' {
+					ind.inString = false
+					break
+				}
+			}
+			end := min(j+1, len(p))
+			if _, err := ind.w.Write(p[i:end]); err != nil {
+				return err
+			}
+			i = end - 1
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			if ind.done {
+				if err := ind.w.WriteByte(c); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if ind.needIndent && c != '}' && c != ']' {
+			ind.needIndent = false
+			ind.depth++
+			ind.newline()
+		}
+		switch c {
+		case '{', '[':
+			ind.needIndent = true
+			ind.level++
+			ind.w.WriteByte(c)
+		case ',':
+			ind.w.WriteByte(c)
+			ind.newline()
+		case ':':
+			ind.w.WriteString(": ")
+		case '}', ']':
+			if ind.needIndent {
+				ind.needIndent = false
+			} else {
+				ind.depth--
+				ind.newline()
+			}
+			ind.level--
+			ind.done = ind.level == 0
+			ind.w.WriteByte(c)
+		case '"':
+			ind.inString = true
+			ind.w.WriteByte(c)
+		default:
+			ind.w.WriteByte(c)
+		}
+	}
+	return nil
+}
+
+func (ind *indenter) newline() {
+	ind.w.WriteByte('\n')
+	for range ind.depth {
+		ind.w.WriteString("  ")
 	}
 }
 
@@ -182,6 +301,10 @@ func gzipBytes(b *body, level int) []byte {
 	zw.Close()
 	return buf.Bytes()
 }
+
+// maxCachedBody is the size of the largest list body whose compressed
+// copy is cached: 10,000 pods are about 60 MB.
+const maxCachedBody = 128 << 20
 
 // gzipCache keeps the compressed bodies of whole, unfiltered lists: they
 // are asked for again and again (every informer resync, every kubectl get

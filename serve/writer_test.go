@@ -1,6 +1,9 @@
 package serve
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,5 +39,34 @@ func TestGzipCacheCompressesOnce(t *testing.T) {
 	}
 	if b := c.get("other", func() []byte { return []byte("o") }); string(b) != "o" {
 		t.Errorf("another key: %q", b)
+	}
+}
+
+// The body is indented as it is written, in parts split anywhere, and
+// must be what json.Indent makes of it whole: the server's ?pretty=true.
+func TestWriteIndented(t *testing.T) {
+	for _, doc := range []string{
+		`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}` + "\n",
+		`{"a":[1,2,{"b":{}},[],[[]],"x\"y\\","{[,:]}"],"c":null,"d":true,"e":-1.5e3,"f":"\u00e9\\\""}`,
+		`{"items":[{"metadata":{"name":"a"},"data":{"k":"` + strings.Repeat("v", 300) + `"}},{"metadata":{"name":"b"}}]}` + "\n",
+		`  {"lead":"ing"}` + "\n",
+	} {
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(doc), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		for size := 1; size <= len(doc); size += max(1, size/2) {
+			b := &body{}
+			for i := 0; i < len(doc); i += size {
+				b.addString(doc[i:min(i+size, len(doc))])
+			}
+			var got bytes.Buffer
+			if err := b.writeIndented(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() || b.indentedSize() != want.Len() {
+				t.Fatalf("parts of %d bytes: size %d\n%s\nwant %d\n%s", size, b.indentedSize(), got.String(), want.Len(), want.String())
+			}
+		}
 	}
 }

@@ -221,9 +221,34 @@ func (c clock) shiftJSON(v any) any {
 			x[i] = c.shiftJSON(e)
 		}
 	case string:
-		if t, err := time.Parse(time.RFC3339, x); err == nil {
+		if t, ok := parseDate(x); ok {
 			return c.shift(t).UTC().Format(time.RFC3339Nano)
 		}
 	}
 	return v
+}
+
+// parseDate is time.Parse(time.RFC3339, s) without its cost on a long
+// string: its error holds a copy of s, so a 400 MB value cost 400 MB on
+// every try. Only the fraction of a second can make a date longer than
+// maxDate, and time.Parse reads its first nine digits only; a longer
+// string that is not date, fraction and zone is no date.
+func parseDate(s string) (time.Time, bool) {
+	const maxDate = len("2006-01-02T15:04:05.999999999-07:00")
+	if len(s) > maxDate {
+		const fraction = len("2006-01-02T15:04:05.")
+		if s[fraction-1] != '.' {
+			return time.Time{}, false
+		}
+		end := fraction
+		for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+			end++
+		}
+		if len(s)-end > len("-07:00") {
+			return time.Time{}, false
+		}
+		s = s[:fraction+9] + s[end:]
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	return t, err == nil
 }

@@ -196,3 +196,22 @@ func TestShiftObjectConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// parseDate reads what time.Parse reads, without copying a long string.
+func TestParseDate(t *testing.T) {
+	long := strings.Repeat("7", 1<<20)
+	for _, s := range []string{
+		"2025-01-02T03:04:05Z", "2025-01-02T03:04:05.123456789+02:00", "2025-01-02T03:04:05.1234567891234Z",
+		"2025-01-02T03:04:05." + long + "Z", "2025-01-02T03:04:05." + long + "-07:00", "2025-01-02T03:04:05." + long + "x",
+		"2025-01-02T03:04:05Z" + long, long, "", "2025-01-02", "2025-01-02T03:04:05.Z", "2025-01-02T03:04:05." + long,
+	} {
+		want, err := time.Parse(time.RFC3339, s)
+		got, ok := parseDate(s)
+		if ok != (err == nil) || !got.Equal(want) {
+			t.Errorf("%.40q: parseDate = %v %v, time.Parse = %v %v", s, got, ok, want, err)
+		}
+	}
+	if a := testing.AllocsPerRun(5, func() { parseDate(long) }); a > 0 {
+		t.Errorf("parseDate of a long string: %v allocations", a)
+	}
+}

@@ -132,10 +132,20 @@ func (p *pipeline) read(e *contract.Entry) error {
 	p.progress.add(e.Header.Size)
 	it := &item{hdr: e.Header, rel: e.Rel, class: e.Class}
 	decode := p.wantsDecode(e, it)
+	// A header costs its PAX records, up to a megabyte each (archive/tar's
+	// limit): queued headers count against the budget like bodies, or
+	// hundreds of them would wait for the writer at once.
+	hw := headerWeight(e.Header)
 	switch {
 	case !e.IsRegular() || e.Header.Size == 0:
+		if hw > 0 {
+			it.weight = min(hw, bufferBudget)
+			if err := p.budget.Acquire(p.ctx, it.weight); err != nil {
+				return context.Cause(p.ctx)
+			}
+		}
 	case decode || e.Header.Size <= bufferLimit || p.isDiscoveryInput(e):
-		it.weight = min(e.Header.Size, bufferBudget)
+		it.weight = min(e.Header.Size+hw, bufferBudget)
 		if err := p.budget.Acquire(p.ctx, it.weight); err != nil {
 			return context.Cause(p.ctx)
 		}
@@ -182,6 +192,15 @@ func (p *pipeline) read(e *contract.Entry) error {
 		return <-it.done
 	}
 	return nil
+}
+
+// headerWeight is what a header's PAX records hold, in bytes.
+func headerWeight(hdr *tar.Header) int64 {
+	var n int64
+	for k, v := range hdr.PAXRecords {
+		n += int64(len(k) + len(v))
+	}
+	return n
 }
 
 // wantsDecode says whether a raw list must be decoded: to make its table,

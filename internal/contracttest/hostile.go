@@ -48,6 +48,14 @@ type Hostile struct {
 	// Huge marks the cases whose entries are gigabytes once uncompressed;
 	// their archives are small.
 	Huge bool
+	// Big is the size of the one large object (or of each large entry)
+	// of the cases whose memory must not follow it by multiples; 0 for
+	// the others. A command's peak is bounded by a constant plus a
+	// multiple of Big that the test states.
+	Big int64
+	// BigList is the API path of the list that holds the large object,
+	// which the test also asks for several times at once.
+	BigList string
 }
 
 // HostileOptions size the corpus.
@@ -58,6 +66,17 @@ type HostileOptions struct {
 	// BombSize is what the gzip bomb's entry expands to; 0 means
 	// BombDefault, over the default entry limit.
 	BombSize int64
+	// BigObjectSize is the size of the one large object of the
+	// big-object cases (a ConfigMap, a Secret, a custom resource); 0
+	// means BigObjectDefault.
+	BigObjectSize int64
+	// EarlySize is the size of each decoy of the early-read files (the
+	// version, discovery and CRD files the first pass reads); 0 means
+	// EarlyDefault.
+	EarlySize int64
+	// PAXEntries is the number of entries of the PAX cases; 0 means
+	// PAXEntriesDefault.
+	PAXEntries int
 }
 
 const (
@@ -67,6 +86,18 @@ const (
 	// BombDefault is 5 GiB of zeros, over contract.DefaultLimits'
 	// MaxEntrySize (4 GiB); its archive is about 5 MB.
 	BombDefault = 5 << 30
+	// BigObjectDefault keeps the default suite fast; issue #18 measured
+	// 400 MB objects (make hostile-long).
+	BigObjectDefault = 48 << 20
+	// EarlyDefault is over every early-read file's cap but the CRD
+	// list's; issue #18 measured 300 MB decoys (make hostile-long).
+	EarlyDefault = 40 << 20
+	// PAX entries with a record of PAXRecordSize bytes each make the PAX
+	// cases: names, links, comments and attributes that Go's archive/tar
+	// reads one header (at most 1 MiB) at a time. Issue #18 measured 600
+	// (make hostile-long).
+	PAXEntriesDefault = 40
+	PAXRecordSize     = 1_000_000
 )
 
 // HostileRoot is the root folder of every hostile bundle; its name tells
@@ -100,6 +131,15 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	}
 	if opts.BombSize == 0 {
 		opts.BombSize = BombDefault
+	}
+	if opts.BigObjectSize == 0 {
+		opts.BigObjectSize = BigObjectDefault
+	}
+	if opts.EarlySize == 0 {
+		opts.EarlySize = EarlyDefault
+	}
+	if opts.PAXEntries == 0 {
+		opts.PAXEntries = PAXEntriesDefault
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -262,6 +302,179 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	} else if err := add(Hostile{Name: "huge-json", Entry: huge, Rel: "cluster-resources/nodes.json", Want: "decode limit", Failsafe: true, Huge: true}, data); err != nil {
 		return nil, err
 	}
+	more, err := bigObjectCases(base, crd("Widget"), opts.BigObjectSize)
+	if err != nil {
+		return nil, err
+	}
+	early, err := earlyCases(base, opts.EarlySize)
+	if err != nil {
+		return nil, err
+	}
+	pax, err := paxCases(base, opts.PAXEntries)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range append(append(more, early...), pax...) {
+		if err := add(c.h, c.data); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// built is a case and its archive.
+type built struct {
+	h    Hostile
+	data []byte
+}
+
+// bigObjectCases are lists of one object of size bytes, as a real server
+// could never have stored (etcd stops at 1.5 MiB) but a bundle can hold:
+// a ConfigMap and a Secret with one large data value, and a custom
+// resource with one large spec field.
+func bigObjectCases(base []File, crd File, size int64) ([]built, error) {
+	meta := `"metadata":{"name":"big","namespace":"default","uid":"u-big","resourceVersion":"8","creationTimestamp":"2025-11-20T09:00:00Z"}`
+	chunk := bytes.Repeat([]byte("QUJD"), 1<<18) // base64, so also a Secret's value
+	var out []built
+	for _, c := range []struct {
+		name, rel, list, head, tail string
+		files                       []File
+	}{
+		{"big-configmap", "cluster-resources/configmaps/default.json", "/api/v1/configmaps",
+			`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[{` + meta + `,"data":{"blob":"`, `"}}]}`, nil},
+		{"big-secret", "cluster-resources/secrets/default.json", "/api/v1/secrets",
+			`{"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[{` + meta + `,"type":"Opaque","data":{"blob":"`, `"}}]}`, nil},
+		{"big-custom-resource", "cluster-resources/custom-resources/widgets.example.com/default.json", "/apis/example.com/v1/widgets",
+			`[{"apiVersion":"example.com/v1","kind":"Widget",` + meta + `,"spec":{"color":"blue","blob":"`, `"}}]`, []File{crd}},
+	} {
+		data, err := bigArchive(append(append([]File(nil), base...), c.files...), HostileRoot+"/"+c.rel, size, []byte(c.head), chunk, 'A', []byte(c.tail))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		out = append(out, built{Hostile{Name: c.name, Want: fmt.Sprintf("one object of %d bytes", size), Accepted: true, TablePath: c.list,
+			Big: size, BigList: c.list}, data})
+	}
+	return out, nil
+}
+
+// earlyCases are bundles whose early-read files (read in the first pass,
+// before the root is known) are large: six decoy cluster_version.json
+// files and a decoy of each other early name outside the root, and the
+// root's own version files over their caps.
+func earlyCases(base []File, size int64) ([]built, error) {
+	version := `{"info":{"major":"1","minor":"35","gitVersion":"v1.35.4"},"string":"`
+	crds := `{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[],"x":"`
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	a, err := newTgzBuilder(base)
+	if err != nil {
+		return nil, err
+	}
+	for i := range 6 {
+		if err := a.bigEntry(fmt.Sprintf("decoy%d/cluster-info/cluster_version.json", i), size, []byte(version), chunk, 'x', []byte(`"}`)); err != nil {
+			return nil, err
+		}
+	}
+	// No decoy folder holds both version.yaml and cluster-resources, so
+	// the root stays the root.
+	for _, name := range []string{"decoy/version.yaml", "decoy1/cluster-resources/_meta/discovery.json", "decoy1/cluster-resources/custom-resource-definitions.json",
+		"decoy2/cluster-resources/custom-resource-definitions.json"} {
+		if err := a.bigEntry(name, size, []byte(crds), chunk, 'x', []byte(`"}`)); err != nil {
+			return nil, err
+		}
+	}
+	outside, err := a.finish()
+	if err != nil {
+		return nil, err
+	}
+	// The root's own: base without its version files, then big ones.
+	a, err = newTgzBuilder(base[2:])
+	if err != nil {
+		return nil, err
+	}
+	if err := a.bigEntry(HostileRoot+"/version.yaml", size, []byte("apiVersion: troubleshoot.sh/v1beta2\nkind: SupportBundle\n# "), chunk, 'x', []byte("\n")); err != nil {
+		return nil, err
+	}
+	if err := a.bigEntry(HostileRoot+"/cluster-info/cluster_version.json", size, []byte(version), chunk, 'x', []byte(`"}`)); err != nil {
+		return nil, err
+	}
+	inside, err := a.finish()
+	if err != nil {
+		return nil, err
+	}
+	return []built{
+		{Hostile{Name: "early-decoys", Entry: "decoy0/cluster-info/cluster_version.json", Rel: "decoy0/cluster-info/cluster_version.json",
+			Want: "limit of this file", Failsafe: true, Big: size}, outside},
+		{Hostile{Name: "early-oversize", Entry: HostileRoot + "/version.yaml", Rel: HostileRoot + "/version.yaml",
+			Want: "limit of this file", Failsafe: true, Big: size}, inside},
+	}, nil
+}
+
+// paxCases are entries each with a PAX record of
+// PAXRecordSize bytes: a path or a link target (refused at the first),
+// a comment or an extended attribute (read one header at a time, and
+// copied). Each archive is small: the long record is compressed once
+// and repeated.
+func paxCases(base []File, entries int) ([]built, error) {
+	long := strings.Repeat("z", PAXRecordSize)
+	dir := HostileRoot + "/cluster-resources/"
+	var out []built
+	for _, c := range []struct {
+		h   Hostile
+		hdr func(i int) tar.Header
+	}{
+		{Hostile{Name: "pax-long-path", Entry: (dir + long)[:200] + "...", Want: "PATH_MAX"},
+			func(int) tar.Header { return tar.Header{Name: dir + long, Typeflag: tar.TypeReg} }},
+		{Hostile{Name: "pax-long-linkpath", Entry: dir + "link.json", Want: "PATH_MAX"},
+			func(int) tar.Header {
+				return tar.Header{Name: dir + "link.json", Typeflag: tar.TypeSymlink, Linkname: "x/" + long}
+			}},
+		{Hostile{Name: "pax-comment", Want: fmt.Sprintf("%d entries with a PAX comment of %d bytes", entries, PAXRecordSize), Accepted: true, TablePath: "/api/v1/pods"},
+			func(i int) tar.Header {
+				return tar.Header{Name: fmt.Sprintf("%sextra/comment-%03d.txt", HostileRoot+"/", i), Typeflag: tar.TypeReg, PAXRecords: map[string]string{"comment": long}}
+			}},
+		{Hostile{Name: "pax-xattr", Want: fmt.Sprintf("%d entries with an extended attribute of %d bytes", entries, PAXRecordSize), Accepted: true, TablePath: "/api/v1/pods"},
+			func(i int) tar.Header {
+				return tar.Header{Name: fmt.Sprintf("%sextra/xattr-%03d.txt", HostileRoot+"/", i), Typeflag: tar.TypeReg, PAXRecords: map[string]string{"SCHILY.xattr.user.big": long}}
+			}},
+	} {
+		a, err := newTgzBuilder(base)
+		if err != nil {
+			return nil, err
+		}
+		for i := range entries {
+			var unit bytes.Buffer
+			tw := tar.NewWriter(&unit)
+			hdr := c.hdr(i)
+			hdr.Mode, hdr.ModTime, hdr.Format = 0o644, Epoch, tar.FormatPAX
+			if err := tw.WriteHeader(&hdr); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.h.Name, err)
+			}
+			if err := tw.Flush(); err != nil {
+				return nil, err
+			}
+			// What comes before and after the long record differs from
+			// entry to entry (names, sizes, checksums); the record does not.
+			at := bytes.Index(unit.Bytes(), []byte(long))
+			if at < 0 {
+				return nil, fmt.Errorf("%s: the record is not in the header", c.h.Name)
+			}
+			if err := a.g.segment(unit.Bytes()[:at], false); err != nil {
+				return nil, err
+			}
+			if err := a.repeat([]byte(long), 1); err != nil {
+				return nil, err
+			}
+			if err := a.g.segment(unit.Bytes()[at+len(long):], false); err != nil {
+				return nil, err
+			}
+		}
+		data, err := a.finish()
+		if err != nil {
+			return nil, err
+		}
+		c.h.Big = PAXRecordSize
+		out = append(out, built{c.h, data})
+	}
 	return out, nil
 }
 
@@ -323,59 +536,95 @@ func gzipOf(data []byte) ([]byte, error) {
 // so that gigabytes cost a few megabytes and milliseconds; the stream is
 // a valid gzip stream, checksum and all.
 func bigArchive(files []File, name string, size int64, head, chunk []byte, fill byte, tail []byte) ([]byte, error) {
-	body := size - int64(len(head)) - int64(len(tail))
-	if body < 0 {
-		return nil, errors.New("contracttest: big entry smaller than its head and tail")
+	a, err := newTgzBuilder(files)
+	if err != nil {
+		return nil, err
 	}
-	var buf bytes.Buffer
-	g := &gzipStream{w: &buf}
-	if err := g.header(); err != nil {
+	if err := a.bigEntry(name, size, head, chunk, fill, tail); err != nil {
+		return nil, err
+	}
+	return a.finish()
+}
+
+// tgzBuilder writes a .tar.gz whose large parts are one compressed chunk
+// repeated (see bigArchive).
+type tgzBuilder struct {
+	buf bytes.Buffer
+	g   gzipStream
+}
+
+// newTgzBuilder starts an archive with files.
+func newTgzBuilder(files []File) (*tgzBuilder, error) {
+	a := &tgzBuilder{}
+	a.g.w = &a.buf
+	if err := a.g.header(); err != nil {
 		return nil, err
 	}
 	var prefix bytes.Buffer
 	if err := writeTar(&prefix, files, false); err != nil {
 		return nil, err
 	}
+	return a, a.g.segment(prefix.Bytes(), false)
+}
+
+// bigEntry adds one regular entry of size bytes: head, chunk repeated,
+// fill bytes up to size less len(tail), then tail.
+func (a *tgzBuilder) bigEntry(name string, size int64, head, chunk []byte, fill byte, tail []byte) error {
+	body := size - int64(len(head)) - int64(len(tail))
+	if body < 0 {
+		return errors.New("contracttest: big entry smaller than its head and tail")
+	}
+	var prefix bytes.Buffer
 	tw := tar.NewWriter(&prefix)
 	if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Size: size, Mode: 0o644, ModTime: Epoch, Format: tar.FormatPAX}); err != nil {
-		return nil, err
+		return err
 	}
 	// WriteHeader has written the header; the content follows by hand.
 	prefix.Write(head)
-	if err := g.segment(prefix.Bytes(), false); err != nil {
-		return nil, err
+	if err := a.g.segment(prefix.Bytes(), false); err != nil {
+		return err
 	}
-	// One compressed chunk, repeated: it refers to nothing before it.
-	var cz bytes.Buffer
-	fw, err := flate.NewWriter(&cz, flate.BestCompression)
-	if err != nil {
-		return nil, err
+	if err := a.repeat(chunk, body/int64(len(chunk))); err != nil {
+		return err
 	}
-	if _, err := fw.Write(chunk); err != nil {
-		return nil, err
-	}
-	if err := fw.Flush(); err != nil {
-		return nil, err
-	}
-	n := body / int64(len(chunk))
-	for range n {
-		buf.Write(cz.Bytes())
-	}
-	g.add(chunk, n)
 	var rest bytes.Buffer
 	rest.Write(bytes.Repeat([]byte{fill}, int(body%int64(len(chunk)))))
 	rest.Write(tail)
 	if pad := size % 512; pad != 0 {
 		rest.Write(make([]byte, 512-pad))
 	}
-	rest.Write(make([]byte, 1024)) // end of archive
-	if err := g.segment(rest.Bytes(), true); err != nil {
+	return a.g.segment(rest.Bytes(), false)
+}
+
+// repeat adds data n times, compressed once: it refers to nothing before it.
+func (a *tgzBuilder) repeat(data []byte, n int64) error {
+	var cz bytes.Buffer
+	fw, err := flate.NewWriter(&cz, flate.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := fw.Write(data); err != nil {
+		return err
+	}
+	if err := fw.Flush(); err != nil {
+		return err
+	}
+	for range n {
+		a.buf.Write(cz.Bytes())
+	}
+	a.g.add(data, n)
+	return nil
+}
+
+// finish ends the archive and the gzip stream.
+func (a *tgzBuilder) finish() ([]byte, error) {
+	if err := a.g.segment(make([]byte, 1024), true); err != nil { // end of archive
 		return nil, err
 	}
-	if err := g.trailer(); err != nil {
+	if err := a.g.trailer(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return a.buf.Bytes(), nil
 }
 
 // gzipStream writes a gzip member by hand, so that compressed segments

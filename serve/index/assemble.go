@@ -139,6 +139,10 @@ func (l *loader) newObject(r *Resource, list *loadedList, lo *loadedObject, pref
 	}
 	o := &Object{Key: key, Namespace: ns, Name: lo.name, ResourceVersion: lo.resourceVersion,
 		created: lo.created, labels: lo.labels, metaStart: lo.metaStart, metaEnd: lo.metaEnd}
+	if list.custom && lo.typed {
+		o.Item = lo.body
+		return o
+	}
 	if list.custom {
 		// Unstructured objects are written with sorted keys: apiVersion, kind, metadata, ...
 		prefix := typeMembers(`{"apiVersion":`, apiVersion, `,"kind":`, kind)

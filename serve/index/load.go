@@ -100,6 +100,8 @@ type loadedObject struct {
 	resourceVersion    string
 	created            string
 	labels             map[string]string
+	// typed: body starts with the type a custom resource is served with.
+	typed bool
 }
 
 // loadedTable is one stored Table file, decoded.
@@ -294,17 +296,11 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 	if out.gvr.Group == "" && out.gvr.Resource == "pods" {
 		l.logs.addPods(contract.PodsOf(list))
 	}
-	size := 0
-	for _, it := range list.Items {
-		size += len(it)
-	}
-	// One buffer for the whole file, sized so it never grows: the objects
-	// are slices of it, which keeps allocations per object to a minimum.
-	buf := make([]byte, 0, size)
 	for i, it := range list.Items {
-		start := len(buf)
-		buf = rawjson.AppendCompact(buf, it)
-		o, err := newLoadedObject(buf[start:len(buf):len(buf)])
+		// Each item is compacted in place, in the file's own buffer: the
+		// objects are slices of it, so a file costs its size once, one
+		// large object included, and one allocation.
+		o, err := newLoadedObject(rawjson.AppendCompact(it[:0:len(it)], it), c.Custom)
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
@@ -323,20 +319,22 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 	return out, nil
 }
 
-// newLoadedObject splits a compact object into its type, which is removed,
-// and its metadata, from which the identity and labels are read.
-func newLoadedObject(item []byte) (*loadedObject, error) {
+// newLoadedObject splits a compact object into its type, which is removed
+// (in place), and its metadata, from which the identity and labels are
+// read. A custom resource that starts with its type as the server writes
+// it (apiVersion, then kind) keeps it: typed says so.
+func newLoadedObject(item []byte, custom bool) (*loadedObject, error) {
 	o := &loadedObject{}
-	var typeMembers []rawjson.Member
+	var types []rawjson.Member
 	metaStart, metaEnd := -1, -1
 	rawjson.EachMember(item, func(m rawjson.Member) bool {
 		switch m.Name() {
 		case "kind":
 			o.kind = rawjson.String(item[m.Start:m.End])
-			typeMembers = append(typeMembers, m)
+			types = append(types, m)
 		case "apiVersion":
 			o.apiVersion = rawjson.String(item[m.Start:m.End])
-			typeMembers = append(typeMembers, m)
+			types = append(types, m)
 		case "metadata":
 			metaStart, metaEnd = m.Start, m.End
 		}
@@ -345,10 +343,13 @@ func newLoadedObject(item []byte) (*loadedObject, error) {
 	if metaStart < 0 || item[metaStart] != '{' {
 		return nil, errors.New("no metadata object")
 	}
-	if len(typeMembers) == 0 {
+	switch {
+	case len(types) == 0:
 		o.body, o.metaStart, o.metaEnd = item, metaStart, metaEnd
-	} else {
-		o.body, o.metaStart, o.metaEnd = withoutMembers(item, typeMembers, metaStart, metaEnd)
+	case custom && len(types) == 2 && o.apiVersion != "" && o.kind != "" && bytes.HasPrefix(item, typeMembers(`{"apiVersion":`, o.apiVersion, `,"kind":`, o.kind)):
+		o.body, o.metaStart, o.metaEnd, o.typed = item, metaStart, metaEnd, true
+	default:
+		o.body, o.metaStart, o.metaEnd = withoutMembers(item, types, metaStart, metaEnd)
 	}
 	meta := o.body[o.metaStart:o.metaEnd]
 	var labels []byte
@@ -386,18 +387,23 @@ func (o *loadedObject) setMetadata(meta []byte) {
 	o.body, o.metaEnd = body, o.metaStart+len(meta)
 }
 
-// withoutMembers copies the compact object obj without the members drop
-// (in order), and returns the metadata span moved accordingly.
+// withoutMembers rewrites the compact object obj without the members drop
+// (in order), in place (what is written never passes what is still to
+// be read), and returns it and the metadata span moved accordingly.
 func withoutMembers(obj []byte, drop []rawjson.Member, metaStart, metaEnd int) ([]byte, int, int) {
-	out := make([]byte, 0, len(obj))
-	out = append(out, '{')
-	newMetaStart := -1
+	var keep []rawjson.Member
 	rawjson.EachMember(obj, func(m rawjson.Member) bool {
 		for _, d := range drop {
 			if d.Start == m.Start {
 				return true
 			}
 		}
+		keep = append(keep, m)
+		return true
+	})
+	out := append(obj[:0], '{')
+	newMetaStart := -1
+	for _, m := range keep {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
@@ -405,10 +411,9 @@ func withoutMembers(obj []byte, drop []rawjson.Member, metaStart, metaEnd int) (
 			newMetaStart = len(out) + (m.Start - m.KeyStart)
 		}
 		out = append(out, obj[m.KeyStart:m.End]...)
-		return true
-	})
+	}
 	out = append(out, '}')
-	return out, newMetaStart, newMetaStart + (metaEnd - metaStart)
+	return out[:len(out):len(out)], newMetaStart, newMetaStart + (metaEnd - metaStart)
 }
 
 // decodeTableFile keeps the column definitions and, for every row, its

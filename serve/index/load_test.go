@@ -16,7 +16,7 @@ func TestNewLoadedObject(t *testing.T) {
 		{`{"spec":{"kind":"x","s":"}\"{"},"metadata":{"name":"c\"d"},"apiVersion":"v1"}`, `{"spec":{"kind":"x","s":"}\"{"},"metadata":{"name":"c\"d"}}`, `{"name":"c\"d"}`},
 		{`{"metadata":{"name":"e","namespace":"n"}}`, `{"metadata":{"name":"e","namespace":"n"}}`, `{"name":"e","namespace":"n"}`},
 	} {
-		o, err := newLoadedObject([]byte(tc.in))
+		o, err := newLoadedObject([]byte(tc.in), false)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
@@ -24,12 +24,12 @@ func TestNewLoadedObject(t *testing.T) {
 			t.Errorf("%s: body %s meta %s", tc.in, o.body, o.body[o.metaStart:o.metaEnd])
 		}
 	}
-	o, _ := newLoadedObject([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"7","creationTimestamp":"2025-01-01T00:00:00Z","labels":{"k":"v"}}}`))
+	o, _ := newLoadedObject([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"7","creationTimestamp":"2025-01-01T00:00:00Z","labels":{"k":"v"}}}`), false)
 	if o.kind != "Pod" || o.apiVersion != "v1" || o.name != "a" || o.namespace != "ns" || o.resourceVersion != "7" || o.created != "2025-01-01T00:00:00Z" || o.labels["k"] != "v" {
 		t.Errorf("identity %+v", o)
 	}
 	for _, bad := range []string{`{"kind":"Pod"}`, `{"metadata":{"namespace":"x"}}`, `{"metadata":"x"}`} {
-		if _, err := newLoadedObject([]byte(bad)); err == nil {
+		if _, err := newLoadedObject([]byte(bad), false); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}
@@ -55,11 +55,40 @@ func TestLoadProblems(t *testing.T) {
 // matches what the contract computes from the decoded object (found by
 // FuzzSelectors).
 func TestNamesThatAreNotUTF8(t *testing.T) {
-	o, err := newLoadedObject([]byte("{\"metadata\":{\"name\":\"0\xe8\",\"namespace\":\"n\xff\",\"resourceVersion\":\"\xfe7\"}}"))
+	o, err := newLoadedObject([]byte("{\"metadata\":{\"name\":\"0\xe8\",\"namespace\":\"n\xff\",\"resourceVersion\":\"\xfe7\"}}"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.name != "0\uFFFD" || o.namespace != "n\uFFFD" || o.resourceVersion != "\uFFFD7" {
 		t.Errorf("read %q %q %q", o.name, o.namespace, o.resourceVersion)
+	}
+}
+
+// An object is rewritten in the file's own buffer: a custom resource
+// that starts with its type as the server writes it is kept as it is,
+// any other loses its type in place. Nothing is copied, so a large
+// object costs its size once.
+func TestNewLoadedObjectInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		custom bool
+		typed  bool
+		body   string
+	}{
+		{`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{}}`, true, true, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{}}`},
+		{`{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w"},"spec":{}}`, true, false, `{"metadata":{"name":"w"},"spec":{}}`},
+		{`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{}}`, false, false, `{"metadata":{"name":"p"},"spec":{}}`},
+	} {
+		in := []byte(tc.in)
+		o, err := newLoadedObject(in, tc.custom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.typed != tc.typed || string(o.body) != tc.body || &o.body[0] != &in[0] {
+			t.Errorf("%s: typed %v, body %s (in place: %v)", tc.in, o.typed, o.body, &o.body[0] == &in[0])
+		}
+		if meta := string(o.body[o.metaStart:o.metaEnd]); !strings.HasPrefix(meta, `{"name":`) {
+			t.Errorf("%s: metadata %s", tc.in, meta)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"testing"
@@ -67,7 +68,7 @@ func FuzzSelectors(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			lo, err := newLoadedObject(c)
+			lo, err := newLoadedObject(bytes.Clone(c), false) // it rewrites its argument
 			if err != nil {
 				continue
 			}
