@@ -30,6 +30,12 @@ type Index struct {
 	Warnings []string
 
 	resources map[schema.GroupResource]*Resource
+	// converted holds the objects of the bundle's converted lists
+	// (contract.ConvertedListDir) by the group version resource they
+	// were converted to: a request at that version is answered from them,
+	// as the live server converted its stored objects to the version
+	// asked for. Other versions are answered from resources.
+	converted map[schema.GroupVersionResource]*Resource
 	// groupVersions maps "v1" and "apps/v1" to the resources discovery
 	// advertises there, subresources included ("pods/log").
 	groupVersions map[string]map[string]metav1.APIResource
@@ -45,7 +51,8 @@ type Index struct {
 
 // Resource holds the objects of one group resource, whatever version each
 // was stored at: a bundle keeps one copy of each object, and every version
-// discovery advertises serves it.
+// discovery advertises serves it, but for the versions the bundle holds
+// converted lists of (Index.converted), which have a Resource each.
 type Resource struct {
 	GR         schema.GroupResource
 	Namespaced bool
@@ -154,6 +161,9 @@ func (x *Index) Lookup(group, version, res, sub string) (metav1.APIResource, *Re
 	api, ok := rs[name]
 	if !ok {
 		return metav1.APIResource{}, nil, false
+	}
+	if r, ok := x.converted[schema.GroupVersionResource{Group: group, Version: version, Resource: res}]; ok {
+		return api, r, true
 	}
 	// Every resource discovery advertises has a *resource (chooseFieldSets).
 	return api, x.resources[schema.GroupResource{Group: group, Resource: res}], true
