@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -180,7 +181,13 @@ func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l 
 		kind = s.kind
 	}
 	target := t.gvr.GroupVersion().WithKind(kind)
-	items, err := convertItems(l, s, target)
+	var items []json.RawMessage
+	var err error
+	if s.custom {
+		items, err = p.convertCustomItems(l, s, target)
+	} else {
+		items, err = convertItems(l, s, target)
+	}
 	if err != nil {
 		return &conversionError{err}
 	}
@@ -202,7 +209,7 @@ func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l 
 		return err
 	}
 	defer table.discard()
-	conv, err := p.r.RenderTo(ctx, table, List{GVR: t.gvr, Kind: kind, ResourceVersion: l.ResourceVersion,
+	conv, err := p.r.RenderTo(ctx, table, List{GVR: t.gvr, Kind: kind, Custom: s.custom, ResourceVersion: l.ResourceVersion,
 		Items: items, Keys: keys, Warn: func(err error) { p.sum.problem(rel, err) }})
 	if err != nil {
 		p.sum.problem(rel, fmt.Errorf("no table (%s convertor): %w", conv, err))
@@ -249,6 +256,39 @@ func convertItems(l *contract.List, s stored, target schema.GroupVersionKind) ([
 			return nil, fmt.Errorf("item %d: converted to %s, not %s", i, got, target)
 		}
 		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		if out[i], err = json.Marshal(obj); err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// convertCustomItems does what the apiextensions server does for a CRD
+// whose conversion strategy is None: the same object with apiVersion
+// changed (pkg/apiserver/conversion's nopConverter), encoded as
+// unstructured objects are, keys sorted. A CRD converted by webhook
+// cannot be: the webhook is the cluster's.
+func (p *pipeline) convertCustomItems(l *contract.List, s stored, target schema.GroupVersionKind) ([]json.RawMessage, error) {
+	crd, ok := p.r.crds.lookup(s.gvr.GroupResource())
+	if !ok {
+		return nil, fmt.Errorf("the bundle has no CustomResourceDefinition of %s", s.gvr.GroupResource())
+	}
+	if c := crd.crd.Spec.Conversion; c != nil && c.Strategy != apiextensions.NoneConverter {
+		return nil, fmt.Errorf("its CustomResourceDefinition converts by %s, which the cluster ran and a bundle cannot", c.Strategy)
+	}
+	out := make([]json.RawMessage, len(l.Items))
+	for i, raw := range l.Items {
+		var obj map[string]any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		obj["apiVersion"] = target.GroupVersion().String()
+		if _, ok := obj["kind"]; !ok {
+			obj["kind"] = target.Kind
+		}
+		var err error
 		if out[i], err = json.Marshal(obj); err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}

@@ -48,7 +48,15 @@ func (l *loader) assemble() {
 		}
 		r.listedIn[list.key.Namespace] = true
 		listRes[list.key] = r
+		if r.versions == nil {
+			r.versions = map[string]bool{}
+		}
 		for _, lo := range list.objects {
+			gv := list.gvr.GroupVersion()
+			if lo.apiVersion != "" {
+				gv, _ = schema.ParseGroupVersion(lo.apiVersion)
+			}
+			r.versions[gv.Version] = true
 			o := l.newObject(r, list, lo, prefixes)
 			if rv, err := strconv.ParseUint(o.ResourceVersion, 10, 64); err == nil && rv > maxRV {
 				maxRV = rv
@@ -108,6 +116,7 @@ func (l *loader) assemble() {
 		}
 	}
 	l.attachTables(listRes, listObjects)
+	l.markNotConverted()
 	for _, r := range all {
 		fillRows(r)
 	}
@@ -117,6 +126,33 @@ func (l *loader) assemble() {
 	x.ResourceVersion = strconv.FormatUint(maxRV, 10)
 	sort.Strings(l.warnings)
 	x.Warnings = append(x.Warnings, l.warnings...)
+}
+
+// markNotConverted gives every version discovery advertises that holds
+// none of the resource's stored objects and no converted list (the
+// upgrade could not convert them: a CRD converted by webhook, a version
+// the pinned release does not know) a Resource without objects, whose
+// Warning says so: the objects of another version are not what the
+// server would have answered.
+func (l *loader) markNotConverted() {
+	for gv, list := range l.x.Discovery.Resources {
+		group, version := splitGroupVersion(gv)
+		for _, api := range list {
+			gvr := schema.GroupVersionResource{Group: group, Version: version, Resource: api.Name}
+			r := l.x.resources[gvr.GroupResource()]
+			if strings.Contains(api.Name, "/") || l.x.converted[gvr] != nil || r == nil || len(r.objects) == 0 || r.versions[version] || r.versions[""] {
+				continue
+			}
+			var held []string
+			for v := range r.versions {
+				held = append(held, schema.GroupVersion{Group: group, Version: v}.String())
+			}
+			sort.Strings(held)
+			l.x.converted[gvr] = &Resource{GR: r.GR, Namespaced: r.Namespaced, Custom: r.Custom, columns: r.columns,
+				notConverted: fmt.Sprintf("this support bundle holds %s at %s, which could not be converted to %s: an empty answer does not mean the cluster had none",
+					r.GR, strings.Join(held, ", "), gvr.GroupVersion())}
+		}
+	}
 }
 
 // allResources lists every Resource of the index, stored and converted.

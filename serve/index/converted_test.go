@@ -87,3 +87,40 @@ func TestConvertedLists(t *testing.T) {
 		t.Errorf("core event %s", core.objects[0].Item)
 	}
 }
+
+// A version discovery advertises that no stored object is at and no
+// converted list holds (the upgrade could not convert: a CRD converted
+// by webhook) answers nothing, with a Warning, not the objects of
+// another version.
+func TestNotConvertedVersion(t *testing.T) {
+	files := servetest.Small()
+	d, err := contract.ParseDiscovery(files[contract.DiscoveryPath()])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Groups {
+		if d.Groups[i].Name == "example.com" {
+			d.Groups[i].Versions = append(d.Groups[i].Versions, metav1.GroupVersionForDiscovery{GroupVersion: "example.com/v2", Version: "v2"})
+		}
+	}
+	d.Resources["example.com/v2"] = d.Resources["example.com/v1"]
+	if files[contract.DiscoveryPath()], err = d.Marshal(); err != nil {
+		t.Fatal(err)
+	}
+	x := load(t, files.WriteDir(t, t.TempDir()))
+	_, v2, ok := x.Lookup("example.com", "v2", "widgets", "")
+	if !ok || len(v2.NamespaceRange("")) != 0 {
+		t.Fatalf("example.com/v2 widgets: %v, %d objects", ok, len(v2.NamespaceRange("")))
+	}
+	want := "this support bundle holds widgets.example.com at example.com/v1, which could not be converted to example.com/v2: an empty answer does not mean the cluster had none"
+	if got := x.NotCollected(v2, "default"); got != want {
+		t.Errorf("warning %q", got)
+	}
+	_, v1, _ := x.Lookup("example.com", "v1", "widgets", "")
+	if len(v1.NamespaceRange("")) == 0 || x.NotCollected(v1, "") != "" {
+		t.Errorf("example.com/v1 widgets: %d objects, warning %q", len(v1.NamespaceRange("")), x.NotCollected(v1, ""))
+	}
+	if string(v2.Columns()) != string(v1.Columns()) {
+		t.Errorf("columns %s, v1's %s", v2.Columns(), v1.Columns())
+	}
+}

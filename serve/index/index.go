@@ -77,6 +77,13 @@ type Resource struct {
 	// of its list files ("" for a file of every namespace).
 	notCollected bool
 	listedIn     map[string]bool
+	// versions are the versions of the group its objects are stored at
+	// ("" for objects of a list that does not say).
+	versions map[string]bool
+	// notConverted is set on the Resource of a version discovery
+	// advertises that no object is stored at and no converted list
+	// holds: it has no objects, and this is its Warning.
+	notConverted string
 }
 
 // Object is one stored object, ready to be written in every form a client
@@ -279,6 +286,9 @@ func (x *Index) ContainerLog(namespace, pod, container string, previous bool) (C
 // does not list did not exist, and holds nothing, as on the live server.
 func (x *Index) NotCollected(r *Resource, namespace string) string {
 	what := r.GR.String()
+	if r.notConverted != "" {
+		return r.notConverted
+	}
 	if r.notCollected {
 		return fmt.Sprintf("this support bundle did not collect %s: an empty answer does not mean the cluster had none", what)
 	}
