@@ -24,28 +24,6 @@ import (
 // contract.ConvertedListDir), where legacy readers do not look and serve
 // answers that version from them.
 
-// cohabitants are the group resources kube-apiserver stores as one: a
-// request to either reads the same objects (AddCohabitatingResources in
-// k8s.io/kubernetes v1.37.1 pkg/kubeapiserver/default_storage_factory_builder.go).
-// Events are served at events.k8s.io as they are in the core group.
-var cohabitants = map[schema.GroupResource][]schema.GroupResource{}
-
-func init() {
-	for _, pair := range [][2]schema.GroupResource{
-		{{Group: "networking.k8s.io", Resource: "networkpolicies"}, {Group: "extensions", Resource: "networkpolicies"}},
-		{{Group: "apps", Resource: "deployments"}, {Group: "extensions", Resource: "deployments"}},
-		{{Group: "apps", Resource: "daemonsets"}, {Group: "extensions", Resource: "daemonsets"}},
-		{{Group: "apps", Resource: "replicasets"}, {Group: "extensions", Resource: "replicasets"}},
-		{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}},
-		{{Resource: "replicationcontrollers"}, {Group: "extensions", Resource: "replicationcontrollers"}},
-		{{Group: "policy", Resource: "podsecuritypolicies"}, {Group: "extensions", Resource: "podsecuritypolicies"}},
-		{{Group: "networking.k8s.io", Resource: "ingresses"}, {Group: "extensions", Resource: "ingresses"}},
-	} {
-		cohabitants[pair[0]] = append(cohabitants[pair[0]], pair[1])
-		cohabitants[pair[1]] = append(cohabitants[pair[1]], pair[0])
-	}
-}
-
 // conversionTarget is a group version resource discovery serves that a
 // stored list is to be converted to, with the kind served there.
 type conversionTarget struct {
@@ -55,8 +33,9 @@ type conversionTarget struct {
 
 // conversionTargets lists, for every group resource the bundle stores
 // lists of, the other group versions discovery serves its objects at:
-// its own group's other versions, and every version of a cohabitant the
-// bundle holds no list of (a bundle that collected events.k8s.io events
+// its own group's other versions, and every version of a cohabitant
+// (contract.Cohabitants: the group resources kube-apiserver stores as
+// one) the bundle holds no list of (a bundle that collected events.k8s.io events
 // itself answers from them).
 func conversionTargets(d *contract.Discovery, held map[schema.GroupResource]bool) map[schema.GroupResource][]conversionTarget {
 	served := map[schema.GroupResource][]conversionTarget{}
@@ -81,7 +60,7 @@ func conversionTargets(d *contract.Discovery, held map[schema.GroupResource]bool
 	out := map[schema.GroupResource][]conversionTarget{}
 	for gr := range held {
 		targets := append([]conversionTarget(nil), served[gr]...)
-		for _, other := range cohabitants[gr] {
+		for _, other := range contract.Cohabitants(gr) {
 			if !held[other] {
 				targets = append(targets, served[other]...)
 			}
@@ -209,8 +188,17 @@ func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l 
 		return err
 	}
 	defer table.discard()
-	conv, err := p.r.RenderTo(ctx, table, List{GVR: t.gvr, Kind: kind, Custom: s.custom, ResourceVersion: l.ResourceVersion,
-		Items: items, Keys: keys, Warn: func(err error) { p.sum.problem(rel, err) }})
+	// A built-in storage renders the internal object it read, whatever
+	// version was asked for: the stored list's own objects, not their
+	// conversion, which a round trip through another version could
+	// change (autoscaling/v1 keeps v2's metrics in annotations). A CRD's
+	// table is of the version's own columns over the converted object.
+	tl := List{GVR: s.gvr, Kind: s.kind, ResourceVersion: l.ResourceVersion, Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s)}
+	if s.custom {
+		tl = List{GVR: t.gvr, Kind: kind, Custom: true, ResourceVersion: l.ResourceVersion, Items: items, Keys: keys}
+	}
+	tl.Warn = func(err error) { p.sum.problem(rel, err) }
+	conv, err := p.r.RenderTo(ctx, table, tl)
 	if err != nil {
 		p.sum.problem(rel, fmt.Errorf("no table (%s convertor): %w", conv, err))
 		return nil
