@@ -138,7 +138,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 				}
 				if !reported[t.gvr] {
 					reported[t.gvr] = true
-					p.sum.problem(e.Rel, fmt.Errorf("not converted to %s: %w; that version serves the objects as stored", t.gvr.GroupVersion(), ce.err))
+					p.sum.notConverted(e.Rel, fmt.Errorf("not converted to %s: %w; serve answers that version empty, with a warning", t.gvr.GroupVersion(), ce.err))
 				}
 			}
 		}

@@ -63,12 +63,15 @@ func TestUpgradeConvertsToOtherVersions(t *testing.T) {
 	if got := sum.ListsConverted; got["autoscaling/v1 horizontalpodautoscalers"] != 1 || got["example.com/v1beta1 widgets"] != 1 || len(got) != 2 {
 		t.Errorf("lists converted: %v", got)
 	}
-	var webhook []string
 	for _, pr := range sum.Problems {
+		t.Errorf("problem: %s: %s", pr.Path, pr.Message)
+	}
+	var webhook []string
+	for _, pr := range sum.NotConverted {
 		if strings.Contains(pr.Message, "not converted to example.com/v2") && strings.Contains(pr.Message, "Webhook") {
 			webhook = append(webhook, pr.Path)
 		} else {
-			t.Errorf("problem: %s: %s", pr.Path, pr.Message)
+			t.Errorf("not converted: %s: %s", pr.Path, pr.Message)
 		}
 	}
 	if len(webhook) != 1 || webhook[0] != "cluster-resources/custom-resources/gadgets.example.com/default.json" {

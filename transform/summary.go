@@ -39,6 +39,11 @@ type Summary struct {
 	// (each with its table, not counted in TablesSynthesized), per group
 	// version resource they were converted to.
 	ListsConverted map[string]int `json:"listsConverted,omitempty"`
+	// NotConverted are the group versions discovery serves that a list
+	// could not be converted to (a CRD converted by webhook, a version the
+	// pinned release does not know), one entry per version, at the first
+	// list: the bundle is whole, but serve has nothing to answer there.
+	NotConverted []contract.Problem `json:"notConverted,omitempty"`
 	// TablesKept counts tables the bundle already had (collected from a
 	// live server), which are never replaced.
 	TablesKept int `json:"tablesKept"`
@@ -93,6 +98,12 @@ func (s *Summary) converted(gvr schema.GroupVersionResource) {
 		s.ListsConverted = map[string]int{}
 	}
 	s.ListsConverted[gvr.GroupVersion().String()+" "+gvr.Resource]++
+}
+
+func (s *Summary) notConverted(path string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.NotConverted = append(s.NotConverted, contract.Problem{Path: path, Message: err.Error()})
 }
 
 func (s *Summary) finish() {
@@ -151,6 +162,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  lists converted:    %d\n", n)
 		for _, g := range gvrs {
 			fmt.Fprintf(&b, "    %s %d\n", g, s.ListsConverted[g])
+		}
+	}
+	if len(s.NotConverted) > 0 {
+		fmt.Fprintf(&b, "  not converted:      %d\n", len(s.NotConverted))
+		for _, p := range s.NotConverted {
+			fmt.Fprintf(&b, "    %s: %s\n", p.Path, p.Message)
 		}
 	}
 	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
