@@ -359,14 +359,21 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		}
 		cases = kept
 	}
+	// Gate B serves the collected bundle with the upgrade's conversions in
+	// place of the server's, so that what the upgrade converts is
+	// compared with the live server by every case too.
+	servedDir := filepath.Join(workDir, "served")
+	if err := withConversionsOf(bundleDir, ta.Upgraded, servedDir); err != nil {
+		return res, fmt.Errorf("gate B: making the served bundle: %w", err)
+	}
 	if o.mutateServed != nil {
-		if err := o.mutateServed(bundleDir); err != nil {
+		if err := o.mutateServed(servedDir); err != nil {
 			return res, err
 		}
 	}
 	logf("gate B: serving the bundle and running %d cases against both (%d at a time)", len(cases), o.Parallel)
 	res.Cases, res.ServeWarnings, err = runServerGate(ctx, serverGate{
-		bundle: bundleDir, live: c.Kubeconfig, kubectl: k, cases: cases,
+		bundle: servedDir, live: c.Kubeconfig, kubectl: k, cases: cases,
 		parallel: o.Parallel, collectStart: collectStart, collectEnd: collectEnd, collected: namespaces,
 	})
 	if err != nil {

@@ -40,10 +40,18 @@ type tableGateOptions struct {
 	resources map[string]ResourceRule
 }
 
+// convertedCheck is the name of Gate A's cases of converted lists:
+// converted/<group|core>.<version>.<resource>[/<namespace>], each the
+// upgrade's conversion of a list compared, object by object, with the
+// server's answer at that version, which the collector stored.
+const convertedCheck = "converted"
+
 // tableGateResult is Gate A's outcome.
 type tableGateResult struct {
-	Cases    []CaseResult
-	Upgrade  *transform.Summary
+	Cases   []CaseResult
+	Upgrade *transform.Summary
+	// Upgraded is the folder of the upgraded bundle.
+	Upgraded string
 	Extra    []string // tables synthesized where the server gave none
 	Duration time.Duration
 }
@@ -59,7 +67,7 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 	if err != nil {
 		return nil, fmt.Errorf("upgrading the legacy bundle: %w", err)
 	}
-	res := &tableGateResult{Upgrade: sum}
+	res := &tableGateResult{Upgrade: sum, Upgraded: upgraded}
 	server, err := bundleTables(o.collected)
 	if err != nil {
 		return nil, err
@@ -78,6 +86,12 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 		}
 		if o.ageSlack > 0 {
 			norms = append(norms, NormAges)
+		}
+		if contract.Classify(rel).Converted {
+			// The server's table at another version was rendered by a
+			// LIST of its own, at the revision of that moment; the
+			// upgrade's has the revision of the list it converted.
+			norms = append(norms, NormResourceVersion)
 		}
 		cr.Case.Normalize = norms
 		got, ok := synth[rel]
@@ -98,8 +112,73 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 			res.Extra = append(res.Extra, rel)
 		}
 	}
+	converted, err := compareConverted(o.collected, upgraded)
+	if err != nil {
+		return nil, err
+	}
+	res.Cases = append(res.Cases, converted...)
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// compareConverted compares every list the collector stored under
+// _meta/converted/ (the server's conversions) with the upgrade's.
+func compareConverted(collected, upgraded string) ([]CaseResult, error) {
+	server, err := convertedLists(collected)
+	if err != nil {
+		return nil, err
+	}
+	synth, err := convertedLists(upgraded)
+	if err != nil {
+		return nil, err
+	}
+	var out []CaseResult
+	for _, rel := range sortedKeys(server) {
+		c := contract.Classify(rel)
+		id := convertedCheck + "/" + strings.TrimSuffix(strings.TrimPrefix(rel, contract.ClusterResourcesDir+"/"+contract.MetaDir+"/"+contract.ConvertedDir+"/"), ".json")
+		cr := CaseResult{Case: Case{ID: id, Check: convertedCheck, Resource: c.GR.String()}, Counts: map[string]int{}}
+		got, ok := synth[rel]
+		if !ok {
+			cr.Divergences = []Divergence{{Output: "list", Diff: "the upgrade converted no list to " + rel}}
+		} else if diff := cmp.Diff(server[rel], got); diff != "" {
+			cr.Divergences = []Divergence{{Output: "items", Diff: diff}}
+		}
+		out = append(out, cr)
+	}
+	return out, nil
+}
+
+// convertedLists reads the converted lists of a bundle folder, each as its
+// items decoded (numbers kept as written), by the path relative to the
+// bundle root; the list's own metadata is left out, as the stored list it
+// was converted from has its own resourceVersion.
+func convertedLists(dir string) (map[string][]any, error) {
+	b, err := contract.Open(dir, contract.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	out := map[string][]any{}
+	err = b.Walk(func(e *contract.Entry) error {
+		if !e.Class.Converted || !b.IsListOfRecord(e) {
+			return nil
+		}
+		l, err := e.DecodeList()
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Rel, err)
+		}
+		items := make([]any, len(l.Items))
+		for i, it := range l.Items {
+			dec := json.NewDecoder(strings.NewReader(string(it)))
+			dec.UseNumber()
+			if err := dec.Decode(&items[i]); err != nil {
+				return fmt.Errorf("%s: item %d: %w", e.Rel, i, err)
+			}
+		}
+		out[e.Rel] = items
+		return nil
+	})
+	return out, err
 }
 
 // classifyTable names the resource of a table path: "pods", "deployments.apps".
@@ -155,6 +234,43 @@ func copyFile(src, dest string) error {
 		return err
 	}
 	return os.Chtimes(dest, fi.ModTime(), fi.ModTime())
+}
+
+// withConversionsOf copies the bundle folder collected to dest with the
+// lists and tables under _meta/converted/ taken from the bundle folder
+// upgraded instead: the upgrade's conversions in place of the server's.
+func withConversionsOf(collected, upgraded, dest string) error {
+	err := copyTree(collected, dest, func(slash string) bool { return !isConverted(slash) })
+	if err == nil {
+		err = copyTree(upgraded, dest, isConverted)
+	}
+	return err
+}
+
+// isConverted says whether a path relative to a bundle folder (its root
+// folder included) is under cluster-resources/_meta/converted.
+func isConverted(slash string) bool {
+	return strings.Contains("/"+slash+"/", "/"+path.Join(contract.ClusterResourcesDir, contract.MetaDir, contract.ConvertedDir)+"/")
+}
+
+// copyTree copies the regular files of src that keep selects to dest.
+func copyTree(src, dest string, keep func(slash string) bool) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() || !keep(filepath.ToSlash(rel)) {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dest, rel)), 0o755); err != nil {
+			return err
+		}
+		return copyFile(p, filepath.Join(dest, rel))
+	})
 }
 
 // bundleTables reads every table of a bundle folder, keyed by its path

@@ -185,7 +185,12 @@ type Classification struct {
 	Namespaced bool
 	Custom     bool // custom-resources/ (or the v0.56–v0.64 custom-resource-definitions/ folder)
 	Generic    bool // a folder name not in the legacy table
-	Format     Format
+	// Converted is set for a list (or its table) under _meta/converted/:
+	// the objects of another list of the bundle, converted by the upgrade
+	// to the group version GR and Version name (ConvertedListDir). The
+	// path does not tell whether the resource is a custom one.
+	Converted bool
+	Format    Format
 	// For pod logs.
 	Pod, Container string
 	Previous       bool
@@ -216,6 +221,8 @@ func Classify(rel string) Classification {
 			return Classification{Class: ClassSelectableFields}
 		case rel == OpenAPIV2Path():
 			return Classification{Class: ClassOpenAPIV2}
+		case strings.HasPrefix(m, ConvertedDir+"/"):
+			return classifyConverted(strings.Split(strings.TrimPrefix(m, ConvertedDir+"/"), "/"))
 		}
 		if _, ok := OpenAPIV3DocPath(rel); ok {
 			return Classification{Class: ClassOpenAPIV3}
@@ -320,6 +327,36 @@ func resourceClass(dir, ns string, class Class, format Format, namespaced bool) 
 	}
 	c.Generic = true
 	c.GR = parseGenericDir(dir)
+	return c
+}
+
+// classifyConverted reads _meta/converted/<gvr name>.json (cluster-scoped)
+// and _meta/converted/<gvr name>/<ns>.json, and their tables.
+func classifyConverted(parts []string) Classification {
+	var name, ns string
+	var c Classification
+	switch len(parts) {
+	case 1:
+		stem, class, format, ok := splitList(parts[0])
+		if !ok || format != FormatJSON {
+			return Classification{Class: ClassMeta}
+		}
+		name, c.Class = stem, class
+	case 2:
+		stem, class, format, ok := splitList(parts[1])
+		if !ok || format != FormatJSON || stem == "" {
+			return Classification{Class: ClassMeta}
+		}
+		name, ns, c.Class, c.Namespaced = parts[0], stem, class, true
+	default:
+		return Classification{Class: ClassMeta}
+	}
+	gvr, ok := parseGVRName(name)
+	if !ok {
+		return Classification{Class: ClassMeta}
+	}
+	c.GR, c.Version, c.Converted = gvr.GroupResource(), gvr.Version, true
+	c.Key = ListKey{Dir: ConvertedListDir(gvr), Namespace: ns}
 	return c
 }
 

@@ -16,6 +16,7 @@ const (
 	MetaDir             = "_meta"
 	DiscoveryFile       = "discovery.json"
 	SelectableFieldsDir = "selectable-fields"
+	ConvertedDir        = "converted"
 	OpenAPIDir          = "openapi"
 	TableSuffix         = ".table.json"
 	ClusterVersionPath  = "cluster-info/cluster_version.json"
@@ -57,18 +58,39 @@ func CustomResourceDir(crdName string) string {
 // SelectableFieldsPath is the optional list of field-selector labels that the
 // live server accepted for gvr: _meta/selectable-fields/{group|core}.{version}.{resource}.json.
 func SelectableFieldsPath(gvr schema.GroupVersionResource) string {
+	return path.Join(ClusterResourcesDir, MetaDir, SelectableFieldsDir, gvrName(gvr)+".json")
+}
+
+// ConvertedListDir is the folder (relative to cluster-resources/, as
+// ListKey.Dir) of the lists of gvr that the upgrade converted from the
+// version or group the bundle stored them at:
+// _meta/converted/{group|core}.{version}.{resource}. ResourcePath and
+// TablePath with this folder give each list and its table:
+// _meta/converted/events.k8s.io.v1.events/<ns>.json and, for a
+// cluster-scoped resource, _meta/converted/<gvr name>.json.
+func ConvertedListDir(gvr schema.GroupVersionResource) string {
+	return path.Join(MetaDir, ConvertedDir, gvrName(gvr))
+}
+
+// gvrName is {group|core}.{version}.{resource}, the name the contract
+// gives a file or folder of one group version resource.
+func gvrName(gvr schema.GroupVersionResource) string {
 	g := gvr.Group
 	if g == "" {
 		g = "core"
 	}
-	return path.Join(ClusterResourcesDir, MetaDir, SelectableFieldsDir, g+"."+gvr.Version+"."+gvr.Resource+".json")
+	return g + "." + gvr.Version + "." + gvr.Resource
 }
 
 // ParseSelectableFieldsName is the inverse of SelectableFieldsPath's file name.
-// Groups hold dots, versions never do, so the version is the first dot-separated
-// element that looks like a Kubernetes version, scanning from the right.
 func ParseSelectableFieldsName(name string) (schema.GroupVersionResource, bool) {
-	name = strings.TrimSuffix(path.Base(name), ".json")
+	return parseGVRName(strings.TrimSuffix(path.Base(name), ".json"))
+}
+
+// parseGVRName is the inverse of gvrName. Groups hold dots, versions and
+// resources never do, so the resource is the last dot-separated element
+// and the version the one before it.
+func parseGVRName(name string) (schema.GroupVersionResource, bool) {
 	parts := strings.Split(name, ".")
 	if len(parts) < 3 {
 		return schema.GroupVersionResource{}, false

@@ -209,7 +209,9 @@ func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
 	if e.Superseded && e.InRoot && e.Class.Class == contract.ClassResourceList && e.IsRegular() {
 		p.sum.problem(e.Rel, errors.New("the entry occurs more than once in the archive; the last copy is read, as extracting keeps it"))
 	}
-	if !p.b.IsListOfRecord(e) {
+	// A converted list is the upgrade's own (writeConverted), made with
+	// its table: copied as it is.
+	if !p.b.IsListOfRecord(e) || e.Class.Converted {
 		return false
 	}
 	tablePath := contract.TablePathFor(e.Rel)

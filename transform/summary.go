@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/bundlectl/bundlectl/contract"
 )
 
@@ -33,6 +35,15 @@ type Summary struct {
 	RenderedForVersion string `json:"renderedForVersion,omitempty"`
 	RenderedForSource  string `json:"renderedForSource,omitempty"`
 	RenderedForNote    string `json:"renderedForNote,omitempty"`
+	// ListsConverted counts the lists written under _meta/converted/
+	// (each with its table, not counted in TablesSynthesized), per group
+	// version resource they were converted to.
+	ListsConverted map[string]int `json:"listsConverted,omitempty"`
+	// NotConverted are the group versions discovery serves that a list
+	// could not be converted to (a CRD converted by webhook, a version the
+	// pinned release does not know), one entry per version, at the first
+	// list: the bundle is whole, but serve has nothing to answer there.
+	NotConverted []contract.Problem `json:"notConverted,omitempty"`
 	// TablesKept counts tables the bundle already had (collected from a
 	// live server), which are never replaced.
 	TablesKept int `json:"tablesKept"`
@@ -80,6 +91,21 @@ func (s *Summary) made(resource string) {
 	s.TablesSynthesized[resource]++
 }
 
+func (s *Summary) converted(gvr schema.GroupVersionResource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ListsConverted == nil {
+		s.ListsConverted = map[string]int{}
+	}
+	s.ListsConverted[gvr.GroupVersion().String()+" "+gvr.Resource]++
+}
+
+func (s *Summary) notConverted(path string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.NotConverted = append(s.NotConverted, contract.Problem{Path: path, Message: err.Error()})
+}
+
 func (s *Summary) finish() {
 	sort.SliceStable(s.Problems, func(i, j int) bool { return s.Problems[i].Path < s.Problems[j].Path })
 }
@@ -124,6 +150,25 @@ func (s *Summary) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	if s.RenderedForNote != "" {
 		fmt.Fprintf(&b, "                      %s\n", s.RenderedForNote)
+	}
+	if len(s.ListsConverted) > 0 {
+		gvrs := make([]string, 0, len(s.ListsConverted))
+		n := 0
+		for g, c := range s.ListsConverted {
+			gvrs = append(gvrs, g)
+			n += c
+		}
+		sort.Strings(gvrs)
+		fmt.Fprintf(&b, "  lists converted:    %d\n", n)
+		for _, g := range gvrs {
+			fmt.Fprintf(&b, "    %s %d\n", g, s.ListsConverted[g])
+		}
+	}
+	if len(s.NotConverted) > 0 {
+		fmt.Fprintf(&b, "  not converted:      %d\n", len(s.NotConverted))
+		for _, p := range s.NotConverted {
+			fmt.Fprintf(&b, "    %s: %s\n", p.Path, p.Message)
+		}
 	}
 	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
 	fmt.Fprintf(&b, "  discovery.json:     %s\n", s.Discovery)

@@ -89,13 +89,15 @@ func checkUpgrade(t *testing.T, in, out string) (tables map[string]bool) {
 			continue
 		}
 		rel := strings.TrimPrefix(name, b.Root+"/")
-		if after[name].typeflag == tar.TypeDir && (rel == contract.MetaPath() || strings.HasPrefix(rel, contract.MetaPath()+"/"+contract.OpenAPIDir)) {
-			continue // a folder bundle's new _meta and openapi folders
+		if after[name].typeflag == tar.TypeDir && (rel == contract.MetaPath() || strings.HasPrefix(rel, contract.MetaPath()+"/"+contract.OpenAPIDir) ||
+			strings.HasPrefix(rel, contract.MetaPath()+"/"+contract.ConvertedDir)) {
+			continue // a folder bundle's new _meta, openapi and converted folders
 		}
-		switch c := contract.Classify(rel); c.Class {
-		case contract.ClassTable:
+		switch c := contract.Classify(rel); {
+		case c.Class == contract.ClassTable:
 			tables[rel] = true
-		case contract.ClassDiscovery, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
+		case c.Class == contract.ClassResourceList && c.Converted:
+		case c.Class == contract.ClassDiscovery, c.Class == contract.ClassOpenAPIV3, c.Class == contract.ClassOpenAPIV2:
 		default:
 			t.Errorf("unexpected new entry %s (%s)", name, c.Class)
 		}
@@ -146,8 +148,13 @@ func TestUpgradeExampleBundle(t *testing.T) {
 		t.Errorf("collected at %v from %s", sum.CollectedAt, sum.CollectedAtSource)
 	}
 	tables := checkUpgrade(t, exampleBundle, out)
-	if len(tables) != sum.Tables() || sum.Tables() != 100 {
-		t.Errorf("%d new tables, summary says %d, want 100", len(tables), sum.Tables())
+	// 100 beside the stored lists, and 4 beside the events of its 4
+	// namespaces converted to events.k8s.io/v1.
+	if len(tables) != sum.Tables()+4 || sum.Tables() != 100 {
+		t.Errorf("%d new tables, summary says %d, want 100 and 4 converted", len(tables), sum.Tables())
+	}
+	if n := sum.ListsConverted["events.k8s.io/v1 events"]; n != 4 || len(sum.ListsConverted) != 1 {
+		t.Errorf("lists converted: %v", sum.ListsConverted)
 	}
 	upgradeAgainIsANoOp(t, out)
 
@@ -208,8 +215,9 @@ func TestUpgradeDiscoveryAddsStoredVersions(t *testing.T) {
 	})
 	out := filepath.Join(dir, "new.tgz")
 	sum := upgrade(t, p, out, transform.Options{})
-	if sum.TablesSynthesized["cronjobs.batch"] != 1 {
-		t.Errorf("tables: %v, problems %v", sum.TablesSynthesized, sum.Problems)
+	// The list is converted to batch/v1, which the pinned release serves.
+	if sum.TablesSynthesized["cronjobs.batch"] != 1 || sum.ListsConverted["batch/v1 cronjobs"] != 1 {
+		t.Errorf("tables: %v, converted %v, problems %v", sum.TablesSynthesized, sum.ListsConverted, sum.Problems)
 	}
 	b, err := contract.Open(out, contract.DefaultLimits)
 	if err != nil {

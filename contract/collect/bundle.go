@@ -49,7 +49,7 @@ func newBundle(col *collector, f *fetchedAll) *bundle {
 func (b *bundle) count(r *resource) *ResourceCount {
 	c := b.counts[r.gvr]
 	if c == nil {
-		c = &ResourceCount{Group: r.gvr.Group, Version: r.gvr.Version, Resource: r.gvr.Resource, Kind: r.kind, Namespaced: r.namespaced}
+		c = &ResourceCount{Group: r.gvr.Group, Version: r.gvr.Version, Resource: r.gvr.Resource, Kind: r.kind, Namespaced: r.namespaced, Converted: r.converted}
 		b.counts[r.gvr] = c
 	}
 	return c
@@ -109,6 +109,9 @@ func (b *bundle) addLists(f *fetchedAll) {
 // addUnit adds one LIST's raw lists and tables, split per namespace.
 func (b *bundle) addUnit(u unit, raw, table *list, nss []string) {
 	dir := contract.DirFor(u.res.gvr.GroupResource(), b.custom[u.res.gvr.GroupResource()])
+	if u.res.converted {
+		dir = contract.ConvertedListDir(u.res.gvr)
+	}
 	if isSecrets(u.res.gvr) && !b.col.opts.IncludeSecretValues {
 		if err := raw.edit(maskSecret); err != nil {
 			b.col.problems.add("list of "+u.String(), fmt.Errorf("masking secret values: %w; not written", err))
@@ -207,7 +210,7 @@ func (b *bundle) addFields(ctx context.Context, f *fetchedAll) {
 func (b *bundle) addLogs(ctx context.Context, f *fetchedAll) error {
 	var reqs []logRequest
 	for i, u := range f.units {
-		if u.res.gvr != (schema.GroupVersionResource{Version: "v1", Resource: "pods"}) || f.lists[i] == nil {
+		if u.res.gvr != (schema.GroupVersionResource{Version: "v1", Resource: "pods"}) || u.res.converted || f.lists[i] == nil {
 			continue
 		}
 		rs, err := logRequests(f.lists[i].elems)
@@ -292,7 +295,10 @@ func (b *bundle) resourceCounts() []ResourceCount {
 		if out[i].Group != out[j].Group {
 			return out[i].Group < out[j].Group
 		}
-		return out[i].Resource < out[j].Resource
+		if out[i].Resource != out[j].Resource {
+			return out[i].Resource < out[j].Resource
+		}
+		return out[i].Version < out[j].Version
 	})
 	return out
 }

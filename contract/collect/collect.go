@@ -213,17 +213,38 @@ func (col *collector) learnEmptyRows(ctx context.Context, f *fetchedAll) {
 
 // fetchLists gets the raw lists, each at the resourceVersion of its table
 // (resourceVersionMatch=Exact) so that a list and its table hold the same
-// objects; a list the server cannot give at that version is fetched
-// current, and the difference reported.
+// objects (a converted list at that of the list it converts); a list the
+// server cannot give at that version is fetched current, and the
+// difference reported.
 func (col *collector) fetchLists(ctx context.Context, f *fetchedAll) ([]*list, error) {
 	out := make([]*list, len(f.units))
 	sem := make(chan struct{}, listConcurrency)
 	var wg sync.WaitGroup
+	// A converted list is fetched at the revision of the list it is the
+	// server's conversion of, so that the two hold the same objects.
+	type key struct {
+		gr        schema.GroupResource
+		namespace string
+	}
+	primary := map[key]*list{}
 	for i, u := range f.units {
+		if !u.res.converted && f.tables[i] != nil {
+			primary[key{u.res.gvr.GroupResource(), u.namespace}] = f.tables[i]
+		}
+	}
+	for i, u := range f.units {
+		rvOf := f.tables[i]
+		if u.res.converted {
+			gr := u.res.gvr.GroupResource()
+			if p, ok := contract.CohabitantOf(gr); ok {
+				gr = p
+			}
+			rvOf = primary[key{gr, u.namespace}]
+		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			out[i] = col.fetchList(ctx, u, f.tables[i])
+			out[i] = col.fetchList(ctx, u, rvOf)
 		})
 	}
 	wg.Wait()
@@ -265,7 +286,7 @@ func (col *collector) fetchList(ctx context.Context, u unit, table *list) *list 
 func (col *collector) crds(f *fetchedAll) []crd {
 	var out []crd
 	for i, u := range f.units {
-		if u.res.gvr.GroupResource() != (schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}) || f.lists[i] == nil {
+		if u.res.gvr.GroupResource() != (schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}) || u.res.converted || f.lists[i] == nil {
 			continue
 		}
 		crds, err := parseCRDs(f.lists[i].elems)

@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/contract"
 	"k8s.io/apimachinery/pkg/version"
 )
 
@@ -108,31 +110,48 @@ type resource struct {
 	gvr        schema.GroupVersionResource
 	kind       string
 	namespaced bool
+	// converted is set for a version the server converts another
+	// resource's objects to: written under _meta/converted/
+	// (contract.ConvertedListDir) as the upgrade writes its conversions.
+	converted bool
 }
 
 // listable picks every resource with the list verb at its group's
 // preferred version, or, for a resource its preferred version lacks, the
 // first other version that serves it, as kubectl's RESTMapper resolves
-// names. Subresources are not lists.
+// names. Subresources are not lists. The other versions that serve each,
+// and a resource whose objects the server stores as another's that is
+// listable too (events.k8s.io events, contract.CohabitantOf), are the
+// server's conversions of them: listed as converted.
 func (d *discovered) listable() []resource {
 	byGV := map[string]metav1.APIResourceList{}
 	for _, l := range d.lists {
 		byGV[l.GroupVersion] = l
 	}
 	var out []resource
+	primary := map[schema.GroupResource]bool{}
 	for _, g := range d.groups {
 		seen := map[string]bool{}
 		for _, v := range preferredFirst(g) {
 			for _, r := range byGV[v.GroupVersion].APIResources {
-				if strings.Contains(r.Name, "/") || seen[r.Name] || !hasVerb(r, "list") {
+				if strings.Contains(r.Name, "/") || !hasVerb(r, "list") {
 					continue
 				}
-				seen[r.Name] = true
-				out = append(out, resource{
+				res := resource{
 					gvr:  schema.GroupVersionResource{Group: g.Name, Version: v.Version, Resource: r.Name},
-					kind: r.Kind, namespaced: r.Namespaced,
-				})
+					kind: r.Kind, namespaced: r.Namespaced, converted: seen[r.Name],
+				}
+				seen[r.Name] = true
+				if !res.converted {
+					primary[res.gvr.GroupResource()] = true
+				}
+				out = append(out, res)
 			}
+		}
+	}
+	for i := range out {
+		if gr, ok := contract.CohabitantOf(out[i].gvr.GroupResource()); ok && primary[gr] {
+			out[i].converted = true
 		}
 	}
 	return out

@@ -14,6 +14,12 @@
 //     in contract.DirFor's folder. Each file is a typed list as the server
 //     returned it (kind, apiVersion, metadata.resourceVersion, items as
 //     served), indented by two spaces as troubleshoot writes.
+//   - cluster-resources/_meta/converted/<group|core>.<version>.<resource>/<ns>.json
+//     (contract.ConvertedListDir): the same for every other version
+//     that serves a resource, and for a resource the server stores as
+//     another's (events.k8s.io events, contract.CohabitantOf): the
+//     server's own conversions, which the upgrade makes from the other
+//     lists of a legacy bundle.
 //   - beside each, <same stem>.table.json: the server's own
 //     meta.k8s.io/v1 Table for that list (default includeObject, so each
 //     row's object is PartialObjectMetadata), byte for byte as sent.

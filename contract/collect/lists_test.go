@@ -163,10 +163,21 @@ func TestListable(t *testing.T) {
 			{GroupVersion: "g/v2", APIResources: []metav1.APIResource{{Name: "as", Kind: "A", Verbs: []string{"get", "list"}}, {Name: "as/status", Verbs: []string{"get"}}, {Name: "reviews", Verbs: []string{"create"}}}},
 		},
 	}
+	// Core events are events.k8s.io events too, which the server converts.
+	d.groups = append([]metav1.APIGroup{{Name: "", PreferredVersion: metav1.GroupVersionForDiscovery{GroupVersion: "v1", Version: "v1"},
+		Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "v1", Version: "v1"}}}}, d.groups...)
+	d.groups = append(d.groups, metav1.APIGroup{Name: "events.k8s.io", PreferredVersion: metav1.GroupVersionForDiscovery{GroupVersion: "events.k8s.io/v1", Version: "v1"},
+		Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "events.k8s.io/v1", Version: "v1"}}})
+	d.lists = append(d.lists,
+		metav1.APIResourceList{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "events", Namespaced: true, Kind: "Event", Verbs: []string{"list"}}}},
+		metav1.APIResourceList{GroupVersion: "events.k8s.io/v1", APIResources: []metav1.APIResource{{Name: "events", Namespaced: true, Kind: "Event", Verbs: []string{"list"}}}})
 	got := d.listable()
 	want := []resource{
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "events"}, kind: "Event", namespaced: true},
 		{gvr: schema.GroupVersionResource{Group: "g", Version: "v2", Resource: "as"}, kind: "A"},
+		{gvr: schema.GroupVersionResource{Group: "g", Version: "v1", Resource: "as"}, converted: true},
 		{gvr: schema.GroupVersionResource{Group: "g", Version: "v1", Resource: "olds"}, namespaced: true},
+		{gvr: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"}, kind: "Event", namespaced: true, converted: true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("listable:\n%+v\nwant\n%+v", got, want)

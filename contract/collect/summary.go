@@ -39,9 +39,12 @@ type ResourceCount struct {
 	Resource   string `json:"resource"`
 	Kind       string `json:"kind"`
 	Namespaced bool   `json:"namespaced"`
-	Objects    int    `json:"objects"`
-	Lists      int    `json:"lists"`
-	Tables     int    `json:"tables"`
+	// Converted is set for the server's conversion of another resource's
+	// objects to this group version, written under _meta/converted/.
+	Converted bool `json:"converted,omitempty"`
+	Objects   int  `json:"objects"`
+	Lists     int  `json:"lists"`
+	Tables    int  `json:"tables"`
 	// SelectableFields is nil when probing failed.
 	SelectableFields []string `json:"selectableFields"`
 }

@@ -38,11 +38,39 @@ func (l *loader) assemble() {
 		a, b := l.lists[i].key, l.lists[j].key
 		return a.Dir < b.Dir || a.Dir == b.Dir && a.Namespace < b.Namespace
 	})
-	listGR := map[contract.ListKey]schema.GroupResource{}
+	listRes := map[contract.ListKey]*Resource{}
 	listObjects := map[contract.ListKey][]*Object{}
 	prefixes := map[string][]byte{}
 	var maxRV uint64
+	add := func(r *Resource, list *loadedList) {
+		if r.listedIn == nil {
+			r.listedIn = map[string]bool{}
+		}
+		r.listedIn[list.key.Namespace] = true
+		listRes[list.key] = r
+		if r.versions == nil {
+			r.versions = map[string]bool{}
+		}
+		for _, lo := range list.objects {
+			gv := list.gvr.GroupVersion()
+			if lo.apiVersion != "" {
+				gv, _ = schema.ParseGroupVersion(lo.apiVersion)
+			}
+			r.versions[gv.Version] = true
+			o := l.newObject(r, list, lo, prefixes)
+			if rv, err := strconv.ParseUint(o.ResourceVersion, 10, 64); err == nil && rv > maxRV {
+				maxRV = rv
+			}
+			r.objects = append(r.objects, o)
+			listObjects[list.key] = append(listObjects[list.key], o)
+		}
+	}
+	var converted []*loadedList
 	for _, list := range l.lists {
+		if list.converted {
+			converted = append(converted, list)
+			continue
+		}
 		gr := list.gvr.GroupResource()
 		namespaced, ok := scopes[gr]
 		if !ok {
@@ -55,35 +83,42 @@ func (l *loader) assemble() {
 			x.resources[gr] = r
 		}
 		r.Custom = r.Custom || list.custom
-		if r.listedIn == nil {
-			r.listedIn = map[string]bool{}
-		}
-		r.listedIn[list.key.Namespace] = true
-		listGR[list.key] = gr
-		for _, lo := range list.objects {
-			o := l.newObject(r, list, lo, prefixes)
-			if rv, err := strconv.ParseUint(o.ResourceVersion, 10, 64); err == nil && rv > maxRV {
-				maxRV = rv
-			}
-			r.objects = append(r.objects, o)
-			listObjects[list.key] = append(listObjects[list.key], o)
-		}
+		add(r, list)
 	}
-	for _, r := range x.resources {
+	crds := l.crds()
+	x.customResources = map[schema.GroupResource]bool{}
+	for _, crd := range crds {
+		x.customResources[schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}] = true
+	}
+	// A converted list is served at the version it names, which discovery
+	// must advertise; whether it is a custom resource, only the CRDs tell.
+	x.converted = map[schema.GroupVersionResource]*Resource{}
+	for _, list := range converted {
+		gr := list.gvr.GroupResource()
+		if _, ok := l.x.groupVersions[list.gvr.GroupVersion().String()][gr.Resource]; !ok {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: %s is not in discovery; its %d objects are not served", list.rel, list.gvr, len(list.objects)))
+			continue
+		}
+		r := x.converted[list.gvr]
+		if r == nil {
+			r = &Resource{GR: gr, Namespaced: scopes[gr], Custom: x.customResources[gr]}
+			x.converted[list.gvr] = r
+		}
+		list.custom = r.Custom
+		add(r, list)
+	}
+	all := l.allResources()
+	for _, r := range all {
 		sort.SliceStable(r.objects, func(i, j int) bool { return r.objects[i].Key < r.objects[j].Key })
 		r.objects = dedupe(r.objects)
 		for i, o := range r.objects {
 			o.idx = i
 		}
 	}
-	l.attachTables(listGR, listObjects)
-	for _, r := range x.resources {
+	l.attachTables(listRes, listObjects)
+	l.markNotConverted()
+	for _, r := range all {
 		fillRows(r)
-	}
-	crds := l.crds()
-	x.customResources = map[schema.GroupResource]bool{}
-	for _, crd := range crds {
-		x.customResources[schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}] = true
 	}
 	l.chooseFieldSets(crds)
 	l.markNotCollected()
@@ -93,13 +128,53 @@ func (l *loader) assemble() {
 	x.Warnings = append(x.Warnings, l.warnings...)
 }
 
+// markNotConverted gives every version discovery advertises that holds
+// none of the resource's stored objects and no converted list (the
+// upgrade could not convert them: a CRD converted by webhook, a version
+// the pinned release does not know) a Resource without objects, whose
+// Warning says so: the objects of another version are not what the
+// server would have answered.
+func (l *loader) markNotConverted() {
+	for gv, list := range l.x.Discovery.Resources {
+		group, version := splitGroupVersion(gv)
+		for _, api := range list {
+			gvr := schema.GroupVersionResource{Group: group, Version: version, Resource: api.Name}
+			r := l.x.resources[gvr.GroupResource()]
+			if strings.Contains(api.Name, "/") || l.x.converted[gvr] != nil || r == nil || len(r.objects) == 0 || r.versions[version] || r.versions[""] {
+				continue
+			}
+			var held []string
+			for v := range r.versions {
+				held = append(held, schema.GroupVersion{Group: group, Version: v}.String())
+			}
+			sort.Strings(held)
+			l.x.converted[gvr] = &Resource{GR: r.GR, Namespaced: r.Namespaced, Custom: r.Custom, columns: r.columns,
+				notConverted: fmt.Sprintf("this support bundle holds %s at %s, which could not be converted to %s: an empty answer does not mean the cluster had none",
+					r.GR, strings.Join(held, ", "), gvr.GroupVersion())}
+		}
+	}
+}
+
+// allResources lists every Resource of the index, stored and converted.
+func (l *loader) allResources() []*Resource {
+	out := make([]*Resource, 0, len(l.x.resources)+len(l.x.converted))
+	for _, r := range l.x.resources {
+		out = append(out, r)
+	}
+	for _, r := range l.x.converted {
+		out = append(out, r)
+	}
+	return out
+}
+
 // markNotCollected marks the resources discovery advertises that the
-// bundle holds no list of (see Index.NotCollected).
+// bundle holds no list of (see Index.NotCollected); a converted list
+// counts as one.
 func (l *loader) markNotCollected() {
 	held, customCollected := map[schema.GroupResource]bool{}, false
-	for gr, r := range l.x.resources {
+	for _, r := range l.allResources() {
 		if r.listedIn != nil {
-			held[gr] = true
+			held[r.GR] = true
 			customCollected = customCollected || r.Custom
 		}
 	}
@@ -191,13 +266,13 @@ func dedupe(objs []*Object) []*Object {
 // attachTables gives each object its stored row. Rows name their object in
 // row.object.metadata; rows stored without an object (includeObject=None)
 // are matched by position in their list.
-func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, listObjects map[contract.ListKey][]*Object) {
+func (l *loader) attachTables(listRes map[contract.ListKey]*Resource, listObjects map[contract.ListKey][]*Object) {
 	sort.Slice(l.tables, func(i, j int) bool {
 		a, b := l.tables[i].key, l.tables[j].key
 		return a.Dir < b.Dir || a.Dir == b.Dir && a.Namespace < b.Namespace
 	})
 	for _, t := range l.tables {
-		gr, ok := listGR[t.key]
+		r, ok := listRes[t.key]
 		if !ok {
 			continue
 		}
@@ -205,7 +280,6 @@ func (l *loader) attachTables(listGR map[contract.ListKey]schema.GroupResource, 
 			l.warnings = append(l.warnings, fmt.Sprintf("%s: the table has no column definitions; its rows are not served", t.key.TablePath()))
 			continue
 		}
-		r := l.x.resources[gr]
 		if r.columns == nil {
 			r.columns = t.columns
 		}
@@ -311,7 +385,16 @@ func (l *loader) chooseFieldSets(crds []apiextensionsv1.CustomResourceDefinition
 			r.fields.sets[version] = known
 		}
 	}
-	for _, r := range l.x.resources {
+	// A converted resource is selected by the field set of its version.
+	for gvr, r := range l.x.converted {
+		r.fields = newFieldIndex()
+		if stored := l.x.resources[gvr.GroupResource()]; stored != nil && stored.fields != nil {
+			if fs, ok := stored.fields.sets[gvr.Version]; ok {
+				r.fields.sets[gvr.Version] = fs
+			}
+		}
+	}
+	for _, r := range l.allResources() {
 		if r.fields != nil && len(r.objects) > 0 {
 			r.fields.extractValues(r.objects)
 		}

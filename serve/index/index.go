@@ -30,6 +30,12 @@ type Index struct {
 	Warnings []string
 
 	resources map[schema.GroupResource]*Resource
+	// converted holds the objects of the bundle's converted lists
+	// (contract.ConvertedListDir) by the group version resource they
+	// were converted to: a request at that version is answered from them,
+	// as the live server converted its stored objects to the version
+	// asked for. Other versions are answered from resources.
+	converted map[schema.GroupVersionResource]*Resource
 	// groupVersions maps "v1" and "apps/v1" to the resources discovery
 	// advertises there, subresources included ("pods/log").
 	groupVersions map[string]map[string]metav1.APIResource
@@ -45,7 +51,8 @@ type Index struct {
 
 // Resource holds the objects of one group resource, whatever version each
 // was stored at: a bundle keeps one copy of each object, and every version
-// discovery advertises serves it.
+// discovery advertises serves it, but for the versions the bundle holds
+// converted lists of (Index.converted), which have a Resource each.
 type Resource struct {
 	GR         schema.GroupResource
 	Namespaced bool
@@ -70,6 +77,13 @@ type Resource struct {
 	// of its list files ("" for a file of every namespace).
 	notCollected bool
 	listedIn     map[string]bool
+	// versions are the versions of the group its objects are stored at
+	// ("" for objects of a list that does not say).
+	versions map[string]bool
+	// notConverted is set on the Resource of a version discovery
+	// advertises that no object is stored at and no converted list
+	// holds: it has no objects, and this is its Warning.
+	notConverted string
 }
 
 // Object is one stored object, ready to be written in every form a client
@@ -154,6 +168,9 @@ func (x *Index) Lookup(group, version, res, sub string) (metav1.APIResource, *Re
 	api, ok := rs[name]
 	if !ok {
 		return metav1.APIResource{}, nil, false
+	}
+	if r, ok := x.converted[schema.GroupVersionResource{Group: group, Version: version, Resource: res}]; ok {
+		return api, r, true
 	}
 	// Every resource discovery advertises has a *resource (chooseFieldSets).
 	return api, x.resources[schema.GroupResource{Group: group, Resource: res}], true
@@ -269,6 +286,9 @@ func (x *Index) ContainerLog(namespace, pod, container string, previous bool) (C
 // does not list did not exist, and holds nothing, as on the live server.
 func (x *Index) NotCollected(r *Resource, namespace string) string {
 	what := r.GR.String()
+	if r.notConverted != "" {
+		return r.notConverted
+	}
 	if r.notCollected {
 		return fmt.Sprintf("this support bundle did not collect %s: an empty answer does not mean the cluster had none", what)
 	}

@@ -82,12 +82,15 @@ func (x *Index) setVersion(b *contract.Bundle) error {
 
 // loadedList is one raw list file, decoded.
 type loadedList struct {
-	rel     string
-	key     contract.ListKey
-	gvr     schema.GroupVersionResource
-	kind    string
-	custom  bool
-	objects []*loadedObject
+	rel    string
+	key    contract.ListKey
+	gvr    schema.GroupVersionResource
+	kind   string
+	custom bool
+	// converted is set for a list the upgrade converted to another
+	// group version (contract.Classification.Converted).
+	converted bool
+	objects   []*loadedObject
 }
 
 // loadedObject is an object as decoded from its file, before discovery
@@ -292,8 +295,8 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 	if err := list.DuplicateKeys(); err != nil {
 		l.warn(rel, err)
 	}
-	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, list), kind: contract.ListKind(c, list), custom: c.Custom}
-	if out.gvr.Group == "" && out.gvr.Resource == "pods" {
+	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, list), kind: contract.ListKind(c, list), custom: c.Custom, converted: c.Converted}
+	if out.gvr.Group == "" && out.gvr.Resource == "pods" && !c.Converted {
 		l.logs.addPods(contract.PodsOf(list))
 	}
 	for i, it := range list.Items {

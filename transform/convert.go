@@ -1,0 +1,325 @@
+package transform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// A live server answers a resource at every group version it serves it
+// at, converting the one stored copy of each object to the version asked
+// for; a bundle holds each list at one version. So the upgrade writes,
+// for every other version discovery serves, the list that version would
+// have returned, and its table, under _meta/converted/ (see
+// contract.ConvertedListDir), where legacy readers do not look and serve
+// answers that version from them.
+
+// conversionTarget is a group version resource discovery serves that a
+// stored list is to be converted to, with the kind served there.
+type conversionTarget struct {
+	gvr  schema.GroupVersionResource
+	kind string
+}
+
+// conversionTargets lists, for every group resource the bundle stores
+// lists of, the other group versions discovery serves its objects at:
+// its own group's other versions, and every version of a cohabitant
+// (contract.Cohabitants: the group resources kube-apiserver stores as
+// one) the bundle holds no list of (a bundle that collected events.k8s.io events
+// itself answers from them).
+func conversionTargets(d *contract.Discovery, held map[schema.GroupResource]bool) map[schema.GroupResource][]conversionTarget {
+	served := map[schema.GroupResource][]conversionTarget{}
+	gvs := make([]string, 0, len(d.Resources))
+	for gv := range d.Resources {
+		gvs = append(gvs, gv)
+	}
+	sort.Strings(gvs)
+	for _, gvString := range gvs {
+		gv, err := schema.ParseGroupVersion(gvString)
+		if err != nil {
+			continue
+		}
+		for _, r := range d.Resources[gvString] {
+			if strings.Contains(r.Name, "/") || !hasVerb(r.Verbs, "list") {
+				continue
+			}
+			gr := schema.GroupResource{Group: gv.Group, Resource: r.Name}
+			served[gr] = append(served[gr], conversionTarget{gvr: gv.WithResource(r.Name), kind: r.Kind})
+		}
+	}
+	out := map[schema.GroupResource][]conversionTarget{}
+	for gr := range held {
+		targets := append([]conversionTarget(nil), served[gr]...)
+		for _, other := range contract.Cohabitants(gr) {
+			if !held[other] {
+				targets = append(targets, served[other]...)
+			}
+		}
+		if len(targets) > 0 {
+			out[gr] = targets
+		}
+	}
+	return out
+}
+
+func hasVerb(verbs []string, verb string) bool {
+	for _, v := range verbs {
+		if v == verb {
+			return true
+		}
+	}
+	return false
+}
+
+// writeConverted reads the bundle a second time, now that discovery is
+// known, and writes the converted lists and their tables after the rest.
+// A list that cannot be converted to a version is a problem in the
+// summary, and serve answers that version from the stored objects.
+func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) error {
+	held := map[schema.GroupResource]bool{}
+	for rel := range p.b.Names {
+		if c := contract.Classify(rel); c.Class == contract.ClassResourceList && !c.Converted {
+			held[c.GR] = true
+		}
+	}
+	targets := conversionTargets(d, held)
+	if len(targets) == 0 {
+		return nil
+	}
+	written := map[string]bool{}
+	reported := map[schema.GroupVersionResource]bool{}
+	return p.b.Walk(func(e *contract.Entry) error {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		c := e.Class
+		if !p.b.IsListOfRecord(e) || c.Converted || len(targets[c.GR]) == 0 {
+			return nil
+		}
+		data, err := e.ReadAll()
+		if err != nil {
+			if local := e.LocalError(err); local != nil {
+				// Reported by the first pass, which copied it without a table.
+				return nil
+			}
+			return err
+		}
+		l, err := contract.DecodeList(data, c.Format)
+		if err == nil {
+			err = contract.CheckKinds(c, l)
+		}
+		if err != nil {
+			return nil // the first pass reported it
+		}
+		s := p.resolve(c, l)
+		for _, t := range targets[c.GR] {
+			if t.gvr == s.gvr {
+				continue
+			}
+			rel := contract.ResourcePath(contract.ConvertedListDir(t.gvr), c.Key.Namespace)
+			if written[rel] || p.b.Names[rel] {
+				continue
+			}
+			written[rel] = true
+			if err := p.writeConvertedList(ctx, e, l, s, t, rel); err != nil {
+				var ce *conversionError
+				if !errors.As(err, &ce) {
+					return err
+				}
+				if !reported[t.gvr] {
+					reported[t.gvr] = true
+					p.sum.notConverted(e.Rel, fmt.Errorf("not converted to %s: %w; serve answers that version empty, with a warning", t.gvr.GroupVersion(), ce.err))
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// conversionError is a list that cannot be converted, which is reported,
+// unlike a failure to write, which ends the upgrade.
+type conversionError struct{ err error }
+
+func (e *conversionError) Error() string { return e.err.Error() }
+
+// writeConvertedList converts the stored list l (of s) to t and writes it
+// at rel, then its table.
+func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l *contract.List, s stored, t conversionTarget, rel string) error {
+	kind := t.kind
+	if kind == "" {
+		kind = s.kind
+	}
+	target := t.gvr.GroupVersion().WithKind(kind)
+	var items []json.RawMessage
+	var err error
+	if s.custom {
+		items, err = p.convertCustomItems(l, s, target)
+	} else {
+		items, err = convertItems(l, s, target)
+	}
+	if err != nil {
+		return &conversionError{err}
+	}
+	body, err := encodeList(target, l.ResourceVersion, items)
+	if err != nil {
+		return &conversionError{err}
+	}
+	hdr := newEntryHeader(entryName(p.b, rel), int64(len(body)), e.Header, time.Time{})
+	if err := p.w.WriteEntry(hdr, bytes.NewReader(body)); err != nil {
+		return err
+	}
+	p.sum.converted(t.gvr)
+	keys := make([]string, len(items))
+	for i := range l.Items {
+		keys[i] = storageKeyOf(l.ItemKey(i))
+	}
+	table, err := newTableBody(len(body))
+	if err != nil {
+		return err
+	}
+	defer table.discard()
+	// A built-in storage renders the internal object it read, whatever
+	// version was asked for: the stored list's own objects, not their
+	// conversion, which a round trip through another version could
+	// change (autoscaling/v1 keeps v2's metrics in annotations). A CRD's
+	// table is of the version's own columns over the converted object.
+	tl := List{GVR: s.gvr, Kind: s.kind, ResourceVersion: l.ResourceVersion, Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s)}
+	if s.custom {
+		tl = List{GVR: t.gvr, Kind: kind, Custom: true, ResourceVersion: l.ResourceVersion, Items: items, Keys: keys}
+	}
+	tl.Warn = func(err error) { p.sum.problem(rel, err) }
+	conv, err := p.r.RenderTo(ctx, table, tl)
+	if err != nil {
+		p.sum.problem(rel, fmt.Errorf("no table (%s convertor): %w", conv, err))
+		return nil
+	}
+	r, err := table.reader()
+	if err != nil {
+		return err
+	}
+	thdr := newEntryHeader(entryName(p.b, contract.TablePathFor(rel)), table.size, e.Header, time.Time{})
+	return p.w.WriteEntry(thdr, r)
+}
+
+// convertItems does what the server does with each stored object asked
+// for at target: decode it at its own version (defaults applied), convert
+// it to the internal version and from there to target, with the
+// conversions of the scheme of the resource's storage (the legacy scheme,
+// apiextensions' or kube-aggregator's). Items are encoded as the server
+// encodes a typed list's items, without kind and apiVersion.
+func convertItems(l *contract.List, s stored, target schema.GroupVersionKind) ([]json.RawMessage, error) {
+	st := conversionStorage(s.gvr.GroupResource())
+	if !st.scheme.Recognizes(target) {
+		return nil, fmt.Errorf("Kubernetes %s does not know %s", contract.PinnedVersion, target)
+	}
+	gvks := itemGVKs(l, s)
+	out := make([]json.RawMessage, len(l.Items))
+	for i, raw := range l.Items {
+		gvk := s.gvr.GroupVersion().WithKind(s.kind)
+		if gvks != nil {
+			gvk = gvks[i]
+		}
+		if !st.scheme.Recognizes(gvk) {
+			return nil, fmt.Errorf("Kubernetes %s does not know %s", contract.PinnedVersion, gvk)
+		}
+		internal, err := st.decode(raw, gvk)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		obj, err := st.scheme.ConvertToVersion(internal, target.GroupVersion())
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		if got := obj.GetObjectKind().GroupVersionKind(); got != target {
+			return nil, fmt.Errorf("item %d: converted to %s, not %s", i, got, target)
+		}
+		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		if out[i], err = json.Marshal(obj); err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// convertCustomItems does what the apiextensions server does for a CRD
+// whose conversion strategy is None: the same object with apiVersion
+// changed (pkg/apiserver/conversion's nopConverter), encoded as
+// unstructured objects are, keys sorted. A CRD converted by webhook
+// cannot be: the webhook is the cluster's.
+func (p *pipeline) convertCustomItems(l *contract.List, s stored, target schema.GroupVersionKind) ([]json.RawMessage, error) {
+	crd, ok := p.r.crds.lookup(s.gvr.GroupResource())
+	if !ok {
+		return nil, fmt.Errorf("the bundle has no CustomResourceDefinition of %s", s.gvr.GroupResource())
+	}
+	if c := crd.crd.Spec.Conversion; c != nil && c.Strategy != apiextensions.NoneConverter {
+		return nil, fmt.Errorf("its CustomResourceDefinition converts by %s, which the cluster ran and a bundle cannot", c.Strategy)
+	}
+	out := make([]json.RawMessage, len(l.Items))
+	for i, raw := range l.Items {
+		var obj map[string]any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		obj["apiVersion"] = target.GroupVersion().String()
+		if _, ok := obj["kind"]; !ok {
+			obj["kind"] = target.Kind
+		}
+		var err error
+		if out[i], err = json.Marshal(obj); err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// conversionStorage is the storage whose scheme converts gr's objects.
+func conversionStorage(gr schema.GroupResource) internalStorage {
+	switch storageConvertors[gr] {
+	case ConvertorAggregator:
+		return aggregatorStorage
+	case ConvertorDefinitions:
+		return definitionStorage
+	}
+	return printerStorage
+}
+
+// encodeList writes a typed list as the server does (kind, apiVersion,
+// metadata, items), one item a line.
+func encodeList(target schema.GroupVersionKind, resourceVersion string, items []json.RawMessage) ([]byte, error) {
+	head, err := json.Marshal(struct {
+		Kind       string `json:"kind"`
+		APIVersion string `json:"apiVersion"`
+		Metadata   struct {
+			ResourceVersion string `json:"resourceVersion,omitempty"`
+		} `json:"metadata"`
+	}{Kind: target.Kind + "List", APIVersion: target.GroupVersion().String(), Metadata: struct {
+		ResourceVersion string `json:"resourceVersion,omitempty"`
+	}{resourceVersion}})
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(head[:len(head)-1])
+	b.WriteString(`,"items":[`)
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n")
+		b.Write(it)
+	}
+	b.WriteString("\n]}\n")
+	return b.Bytes(), nil
+}
