@@ -27,7 +27,8 @@ const columnTimeBudget = 2 * time.Second
 // columnTimeBudget, and unless the column was priced over its budget
 // (and reported) every cell but a date's is the apiextensions table
 // convertor's own. Date cells are ages, which the renderer computes as
-// of the collection time rather than now.
+// of the collection time rather than now; a recursive descent's cell is
+// whichever match Go's map order gives first, on the server too.
 func FuzzCRDPrinterColumns(f *testing.F) {
 	for _, seed := range []struct{ path, typ, format, object string }{
 		{".spec..a..a..a", "string", "", `{"metadata":{"name":"deep"},"spec":{"a":` + strings.Repeat(`{"a":`, 300) + `1` + strings.Repeat(`}`, 300) + `}}`},
@@ -105,6 +106,13 @@ func FuzzCRDPrinterColumns(f *testing.F) {
 		}
 		for i, def := range want.ColumnDefinitions {
 			if def.Type == "date" {
+				continue
+			}
+			if i > 0 && strings.Contains(path, "..") {
+				// A recursive descent walks maps in Go's map order
+				// (client-go's evalRecursive ranges over MapKeys), so
+				// which match comes first, and is printed, differs from
+				// run to run on the server as here.
 				continue
 			}
 			if !reflect.DeepEqual(got[i], wantCells[i]) {
