@@ -24,11 +24,7 @@ func TestServeCorpusEventsAPIGroup(t *testing.T) {
 		t.Run(rb.Name, func(t *testing.T) {
 			t.Parallel()
 			in := filepath.Join(corpus, rb.Path)
-			o := &serveOptions{address: "127.0.0.1"}
-			if fi, err := os.Stat(in); err == nil && fi.IsDir() {
-				o.collectedAt = "2022-04-13T00:00:00Z"
-			}
-			kubeconfig, _ := serveForTest(t, o, in)
+			kubeconfig, _ := serveCorpusForTest(t, in)
 			get := func(args ...string) string {
 				t.Helper()
 				cmd := exec.Command(kubectl, append([]string{"get"}, args...)...)

@@ -23,6 +23,18 @@ import (
 	"github.com/bundlectl/bundlectl/serve"
 )
 
+// serveCorpusForTest serves a real bundle of the corpus as `bundlectl
+// serve` does; the sbctl folder needs --collected-at, nothing in it tells
+// its time.
+func serveCorpusForTest(t *testing.T, in string) (kubeconfig, upgraded string) {
+	t.Helper()
+	o := &serveOptions{address: "127.0.0.1"}
+	if fi, err := os.Stat(in); err == nil && fi.IsDir() {
+		o.collectedAt = "2022-04-13T00:00:00Z"
+	}
+	return serveForTest(t, o, in)
+}
+
 // TestServeCorpus serves every real bundle of the corpus as `bundlectl
 // serve` does (legacy bundles are upgraded on load; the sbctl folder needs
 // --collected-at, nothing in it tells its time) and checks, with the real
@@ -37,11 +49,7 @@ func TestServeCorpus(t *testing.T) {
 		t.Run(rb.Name, func(t *testing.T) {
 			t.Parallel()
 			in := filepath.Join(corpus, rb.Path)
-			o := &serveOptions{address: "127.0.0.1"}
-			if fi, err := os.Stat(in); err == nil && fi.IsDir() {
-				o.collectedAt = "2022-04-13T00:00:00Z"
-			}
-			kubeconfig, upgraded := serveForTest(t, o, in)
+			kubeconfig, upgraded := serveCorpusForTest(t, in)
 			want := servedKinds(t, upgraded)
 			if len(want) == 0 {
 				t.Fatal("no resource with objects in the upgraded bundle")

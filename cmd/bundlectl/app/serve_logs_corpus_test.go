@@ -36,11 +36,7 @@ func TestServeCorpusLogs(t *testing.T) {
 		t.Run(rb.Name, func(t *testing.T) {
 			t.Parallel()
 			in := filepath.Join(corpus, rb.Path)
-			o := &serveOptions{address: "127.0.0.1"}
-			if fi, err := os.Stat(in); err == nil && fi.IsDir() {
-				o.collectedAt = "2022-04-13T00:00:00Z"
-			}
-			kubeconfig, _ := serveForTest(t, o, in)
+			kubeconfig, _ := serveCorpusForTest(t, in)
 			logs, contents := bundleLogs(t, in)
 			asked := 0
 			for _, l := range logs {
