@@ -25,9 +25,15 @@ func run(t *testing.T, opts collect.Options) (*collect.Summary, *collected) {
 	if err != nil {
 		t.Fatalf("collect: %v", err)
 	}
-	var text bytes.Buffer
-	sum.WriteText(&text)
-	t.Logf("summary:\n%s", text.String())
+	// The summary is long: printed after the failures it may explain, so
+	// that a log cut in the middle still shows them.
+	t.Cleanup(func() {
+		if t.Failed() {
+			var text bytes.Buffer
+			sum.WriteText(&text)
+			t.Logf("summary:\n%s", text.String())
+		}
+	})
 	return sum, readBundle(t, opts.Dest)
 }
 
