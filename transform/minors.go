@@ -2,6 +2,7 @@ package transform
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -101,10 +102,12 @@ type cellChange struct {
 	fix  func(minor int, obj runtime.Object, cells rowCells)
 }
 
-// rowCells reads and writes a row's cells by column name.
+// rowCells reads and writes a row's cells by column name; raw is the
+// row's object as the bundle holds it (nil when unknown).
 type rowCells struct {
 	index map[string]int
 	cells []any
+	raw   json.RawMessage
 }
 
 func (r rowCells) get(name string) (any, bool) {
@@ -124,8 +127,8 @@ func (r rowCells) set(name string, v any) {
 // forMinor turns a table the pinned printers rendered of a list (its
 // internal type's name, "ServiceAccountList") into the one the printers
 // of minor rendered. Rows hold their objects, which the cell functions
-// read.
-func forMinor(minor int, listKind string, table *metav1.Table) error {
+// read, with the bundle's items by object in raws.
+func forMinor(minor int, listKind string, table *metav1.Table, raws map[runtime.Object]json.RawMessage) error {
 	if minor >= pinnedMinor {
 		return nil
 	}
@@ -152,7 +155,7 @@ func forMinor(minor int, listKind string, table *metav1.Table) error {
 	for i := range table.Rows {
 		row := &table.Rows[i]
 		for _, c := range changes {
-			c.fix(minor, row.Object.Object, rowCells{index: index, cells: row.Cells})
+			c.fix(minor, row.Object.Object, rowCells{index: index, cells: row.Cells, raw: raws[row.Object.Object]})
 		}
 	}
 	return nil

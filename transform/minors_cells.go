@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -56,6 +57,21 @@ var cellChanges = []cellChange{
 		c.set("Kernel-Version", kernel)
 	}},
 	{kind: "Pod", upTo: 34, fix: podCellsBefore135},
+	// Up to 1.34 (storagemigration.k8s.io/v1alpha1) RESOURCE was
+	// resource.version.group; the pin's v1beta1 keeps no version, so it is
+	// read from the item as the bundle holds it.
+	{kind: "StorageVersionMigration", upTo: 34, fix: func(_ int, _ runtime.Object, c rowCells) {
+		var item struct {
+			Spec struct {
+				Resource struct{ Group, Version, Resource string } `json:"resource"`
+			} `json:"spec"`
+		}
+		if c.raw == nil || json.Unmarshal(c.raw, &item) != nil {
+			return
+		}
+		r := item.Spec.Resource
+		c.set("Resource", r.Resource+"."+r.Version+"."+r.Group)
+	}},
 	// 1.34 added the SuccessCriteriaMet status, between FailureTarget and
 	// Running; the STATUS column itself came in 1.30.
 	{kind: "Job", upTo: 33, fix: func(_ int, obj runtime.Object, c rowCells) {

@@ -106,3 +106,43 @@ func recordedColumns(t *testing.T, minor string) (rec struct {
 	}
 	return rec
 }
+
+// TestRemovedKinds holds removedKinds to the recordings: a minor's
+// printers printed exactly the removed kinds whose minors cover it among
+// the kinds the pinned printers lack, with the columns (names, types,
+// formats and priorities) written for them.
+func TestRemovedKinds(t *testing.T) {
+	pinned := recordedColumns(t, contract.PinnedMinor)
+	byKind := map[string]removedKind{}
+	for gk, k := range removedKinds {
+		byKind[gk.Kind] = k
+	}
+	for m := contract.MinorNumber(contract.OldestMinor); m < contract.MinorNumber(contract.PinnedMinor); m++ {
+		minor := fmt.Sprintf("1.%d", m)
+		rec := recordedColumns(t, minor)
+		for kind, columns := range rec.Columns {
+			if _, ok := pinned.Columns[kind]; ok {
+				continue
+			}
+			k, ok := byKind[kind]
+			if !ok || m < k.since || m > k.upTo {
+				t.Errorf("%s printed %s, which the pin lacks and removedKinds does not cover at %s", minor, kind, minor)
+				continue
+			}
+			var want, got []metav1.TableColumnDefinition
+			for _, c := range columns {
+				c.Description = ""
+				want = append(want, c)
+			}
+			got = k.columns
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s's columns at %s: %+v, its printers declared %+v", kind, minor, got, want)
+			}
+		}
+		for kind, k := range byKind {
+			if _, ok := rec.Columns[kind]; !ok && m >= k.since && m <= k.upTo {
+				t.Errorf("removedKinds has %s at %s, whose printers did not print it", kind, minor)
+			}
+		}
+	}
+}

@@ -127,9 +127,13 @@ func readMinorInputs(t *testing.T) minorInputs {
 	in := minorInputs{CollectedAt: at}
 	for _, l := range lists {
 		sortStorageOrder(t, l.Items)
-		// Only what the printers or, for CRDs, apiextensions render.
-		if _, conv := l.render(t, at, contract.PinnedMinor); conv == transform.ConvertorPrinters || conv == transform.ConvertorDefinitions {
-			in.Lists = append(in.Lists, *l)
+		// Only what the printers (of any minor: some kinds are gone from
+		// the pin) or, for CRDs, apiextensions render.
+		for m := contract.MinorNumber(contract.OldestMinor); m <= contract.MinorNumber(contract.PinnedMinor); m++ {
+			if _, conv := l.render(t, at, fmt.Sprintf("1.%d", m)); conv == transform.ConvertorPrinters || conv == transform.ConvertorDefinitions {
+				in.Lists = append(in.Lists, *l)
+				break
+			}
 		}
 	}
 	sort.Slice(in.Lists, func(i, j int) bool { return in.Lists[i].Resource < in.Lists[j].Resource })

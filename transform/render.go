@@ -338,6 +338,10 @@ func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor,
 				}
 			}
 		}
+		if k, ok := removedKindFor(gvk.GroupKind(), r.minor); ok {
+			t, err := r.removedTable(l, k)
+			return t, ConvertorPrinters, err
+		}
 	}
 	t, err := r.defaultTable(l)
 	describeNameForMinor(r.minor, t)
@@ -353,6 +357,7 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 		return nil, err
 	}
 	items := make([]runtime.Object, 0, len(l.Items))
+	rawOf := make(map[runtime.Object]json.RawMessage, len(l.Items))
 	for i, raw := range l.Items {
 		itemGVK := gvk
 		if l.ItemGVKs != nil {
@@ -363,6 +368,7 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 			return nil, itemError(i, raw, err)
 		}
 		items = append(items, obj)
+		rawOf[obj] = raw
 	}
 	sortStorageOrder(items)
 	if err := meta.SetList(list, items); err != nil {
@@ -377,17 +383,21 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 		return nil, err
 	}
 	partials := make(map[runtime.Object]*metav1.PartialObjectMetadata, len(inList))
-	for _, obj := range inList {
+	// Each copy's item as the bundle holds it, for the cells of older
+	// minors that read a field the pinned version dropped.
+	raws := make(map[runtime.Object]json.RawMessage, len(inList))
+	for i, obj := range inList {
 		partial, err := partialOf(obj)
 		if err != nil {
 			return nil, err
 		}
 		partials[obj] = partial.DeepCopy()
+		raws[obj] = rawOf[items[i]]
 	}
 	convert := func() (*metav1.Table, error) {
 		table, err := s.convert(list)
 		if err == nil && s.printers {
-			err = forMinor(r.minor, kindOf(list), table)
+			err = forMinor(r.minor, kindOf(list), table, raws)
 		}
 		return table, err
 	}
