@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // defaultBaseline is the checked-in list of known, accepted divergences.
@@ -37,10 +39,16 @@ type BaselineEntry struct {
 	// changed ("-" or "+"): the entry then accepts only that difference,
 	// not another one in the same output.
 	Changes string `json:"changes,omitempty"`
+	// Since and UpTo, when set, limit the entry to live clusters of those
+	// Kubernetes minors ("1.37"): a divergence of what one release serves
+	// does not happen against another, and is not stale there either.
+	Since string `json:"since,omitempty"`
+	UpTo  string `json:"upTo,omitempty"`
 	// Reason says why this is not a bug; required.
 	Reason string `json:"reason"`
 
-	re *regexp.Regexp
+	re          *regexp.Regexp
+	since, upTo int
 }
 
 // LoadBaseline reads the baseline at path, or the embedded one when path
@@ -71,6 +79,17 @@ func ParseBaseline(name string, data []byte) (*Baseline, error) {
 			return nil, fmt.Errorf("%s: entry %d (%s): a reason is required", name, i+1, e.Case)
 		}
 		e.re = globRE(e.Case)
+		for _, m := range []struct {
+			text string
+			into *int
+		}{{e.Since, &e.since}, {e.UpTo, &e.upTo}} {
+			if m.text == "" {
+				continue
+			}
+			if *m.into = contract.MinorNumber(m.text); *m.into == 0 {
+				return nil, fmt.Errorf("%s: entry %d (%s): %q is not a Kubernetes minor such as 1.37", name, i+1, e.Case, m.text)
+			}
+		}
 	}
 	return b, nil
 }
@@ -125,14 +144,26 @@ func (e *BaselineEntry) String() string {
 	return s
 }
 
+// appliesTo says whether the entry holds against a live cluster of minor
+// ("1.37"; "" when unknown, which every entry holds for).
+func (e *BaselineEntry) appliesTo(minor string) bool {
+	m := contract.MinorNumber(minor)
+	return m == 0 || (e.since == 0 || m >= e.since) && (e.upTo == 0 || m <= e.upTo)
+}
+
 // Apply marks every case whose divergences are all accepted by baseline
-// entries, and returns the stale entries, which accept nothing: the
-// divergence they describe no longer happens (or, unless filtered, no
-// case has their ID any more), so they must go. filtered says that only
-// some of the cases ran: an entry that matches none of those is not
-// stale, merely not exercised.
-func (b *Baseline) Apply(results []*CaseResult, filtered bool) []BaselineEntry {
+// entries that hold for the live cluster's minor, and returns the stale
+// entries, which accept nothing: the divergence they describe no longer
+// happens (or, unless filtered, no case has their ID any more), so they
+// must go. filtered says that only some of the cases ran: an entry that
+// matches none of those is not stale, merely not exercised.
+func (b *Baseline) Apply(results []*CaseResult, filtered bool, minor string) []BaselineEntry {
 	used := make([]bool, len(b.Divergences))
+	for i := range b.Divergences {
+		if !b.Divergences[i].appliesTo(minor) {
+			used[i] = true // neither accepts nor goes stale
+		}
+	}
 	for _, r := range results {
 		if !r.Diverged() {
 			continue
@@ -142,7 +173,7 @@ func (b *Baseline) Apply(results []*CaseResult, filtered bool) []BaselineEntry {
 		for _, d := range r.Divergences {
 			found := false
 			for i := range b.Divergences {
-				if b.Divergences[i].accepts(r.Case.ID, d) {
+				if b.Divergences[i].appliesTo(minor) && b.Divergences[i].accepts(r.Case.ID, d) {
 					used[i], found = true, true
 					if !contains(reasons, b.Divergences[i].Reason) {
 						reasons = append(reasons, b.Divergences[i].Reason)

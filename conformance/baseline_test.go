@@ -64,7 +64,7 @@ func TestBaselineApply(t *testing.T) {
 		result("get/pods"),
 	}
 	rs = append(rs, result("raw-api2", other))
-	stale := b.Apply(rs, false)
+	stale := b.Apply(rs, false, "")
 	want := map[string]bool{"raw-api": true, "get/componentstatuses": true, "get-wide/componentstatuses": true}
 	for _, r := range rs {
 		if accepted := r.Diverged() && !r.Failed(); accepted != want[r.Case.ID] {
@@ -77,7 +77,7 @@ func TestBaselineApply(t *testing.T) {
 	// The changes field accepts only diffs whose every change mentions it.
 	b2, _ := ParseBaseline("test", []byte("divergences:\n- case: raw-api\n  changes: serverAddress\n  reason: r\n"))
 	r := result("raw-api", other)
-	if b2.Apply([]*CaseResult{r}, false); !r.Failed() {
+	if b2.Apply([]*CaseResult{r}, false, ""); !r.Failed() {
 		t.Error("a change of versions was accepted by an entry about serverAddress")
 	}
 }
@@ -91,12 +91,41 @@ func TestBaselineStaleWhenFiltered(t *testing.T) {
 `))
 	// Only get/pods ran, and passed: its entry is stale, the describe
 	// entry was not exercised.
-	stale := b.Apply([]*CaseResult{result("get/pods")}, true)
+	stale := b.Apply([]*CaseResult{result("get/pods")}, true, "")
 	if len(stale) != 1 || stale[0].Case != "get/pods" {
 		t.Errorf("filtered: stale %v", stale)
 	}
-	stale = b.Apply([]*CaseResult{result("get/pods")}, false)
+	stale = b.Apply([]*CaseResult{result("get/pods")}, false, "")
 	if len(stale) != 2 {
 		t.Errorf("unfiltered: stale %v", stale)
+	}
+}
+
+// An entry limited to some minors neither accepts nor goes stale against a
+// live cluster of another.
+func TestBaselineMinors(t *testing.T) {
+	b, err := ParseBaseline("test", []byte(`divergences:
+- case: get/pods
+  since: "1.37"
+  reason: r
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		minor         string
+		failed, stale bool
+	}{{"1.35", true, false}, {"1.37", false, false}} {
+		r := result("get/pods", Divergence{Output: "stdout", Diff: "-a\n+b"})
+		stale := b.Apply([]*CaseResult{r}, false, c.minor)
+		if r.Failed() != c.failed || (len(stale) > 0) != c.stale {
+			t.Errorf("%s: failed %v, stale %v", c.minor, r.Failed(), stale)
+		}
+	}
+	if stale := b.Apply([]*CaseResult{result("get/pods")}, false, "1.35"); len(stale) != 0 {
+		t.Errorf("stale against 1.35: %v", stale)
+	}
+	if _, err := ParseBaseline("test", []byte("divergences:\n- case: x\n  upTo: latest\n  reason: r\n")); err == nil {
+		t.Error("upTo: latest was taken")
 	}
 }

@@ -381,7 +381,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	step("gate B: the server", t)
 
-	res.Stale = baseline.Apply(res.all(), o.Run != nil)
+	res.Stale = baseline.Apply(res.all(), o.Run != nil, res.LiveMinor)
 	res.Duration = time.Since(start)
 	return res, nil
 }
