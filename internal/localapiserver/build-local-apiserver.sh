@@ -236,8 +236,14 @@ build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 	mv -f "$tmp" "$dest/$name"
 }
 
-vpkg=k8s.io/component-base/version
-k8s_ldflags="-s -w -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
+# The version stamp, as the release's own build (hack/lib/version.sh) writes
+# it into both version packages: kube-aggregator serves /version from
+# client-go's up to 1.24 at least, the rest of the server from
+# component-base's. A package the binary does not link is ignored.
+k8s_ldflags="-s -w"
+for vpkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+	k8s_ldflags+=" -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
+done
 reqs=("k8s.io/kubernetes@$K8S_VERSION")
 for m in "${staging[@]}"; do reqs+=("k8s.io/$m@$STAGING_VERSION"); done
 reqs+=("${extra_reqs[@]}")
