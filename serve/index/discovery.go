@@ -90,8 +90,9 @@ func buildDiscovery(d *contract.Discovery, v version.Info, custom map[schema.Gro
 		}
 		groups = append(groups, apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g.Name}, Versions: docs.versionsDiscovery(g.Name, versions, d)})
 	}
+	nullCreation := writesNullCreation(v)
 	for path, items := range map[string][]apidiscoveryv2.APIGroupDiscovery{"/api": core, "/apis": groups} {
-		doc, err := renderAggregated(items)
+		doc, err := renderAggregated(items, nullCreation)
 		if err != nil {
 			return nil, fmt.Errorf("aggregated discovery for %s: %w", path, err)
 		}
@@ -183,24 +184,63 @@ func toAggregatedResources(gv schema.GroupVersion, list []metav1.APIResource, cu
 // renderAggregated renders both versions of the aggregated document. The
 // v2beta1 types have the same fields as v2, so only the apiVersion
 // differs. The ETag is the server's: SHA-512 of the v2 document, in hex.
-func renderAggregated(items []apidiscoveryv2.APIGroupDiscovery) (AggregatedDoc, error) {
+// nullCreation writes each group's zero creationTimestamp as null, as
+// servers before 1.34 did.
+func renderAggregated(items []apidiscoveryv2.APIGroupDiscovery, nullCreation bool) (AggregatedDoc, error) {
 	if items == nil {
 		items = []apidiscoveryv2.APIGroupDiscovery{}
 	}
-	list := apidiscoveryv2.APIGroupDiscoveryList{
+	var list any = &apidiscoveryv2.APIGroupDiscoveryList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
 		Items:    items,
+	}
+	setAPIVersion := func(v string) { list.(*apidiscoveryv2.APIGroupDiscoveryList).APIVersion = v }
+	if nullCreation {
+		legacy := &legacyGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
+			Items: make([]legacyGroupDiscovery, len(items))}
+		for i, it := range items {
+			legacy.Items[i] = legacyGroupDiscovery{Metadata: legacyGroupMeta{Name: it.Name}, Versions: it.Versions}
+		}
+		list, setAPIVersion = legacy, func(v string) { legacy.APIVersion = v }
 	}
 	v2, err := json.Marshal(list)
 	if err != nil {
 		return AggregatedDoc{}, err
 	}
-	list.APIVersion = "apidiscovery.k8s.io/v2beta1"
+	setAPIVersion("apidiscovery.k8s.io/v2beta1")
 	v2beta1, err := json.Marshal(list)
 	if err != nil {
 		return AggregatedDoc{}, err
 	}
 	return AggregatedDoc{V2: append(v2, '\n'), V2beta1: append(v2beta1, '\n'), ETag: fmt.Sprintf("%X", sha512.Sum512(v2))}, nil
+}
+
+// legacyGroupDiscoveryList is an APIGroupDiscoveryList as apimachinery
+// before v0.34 wrote it: ObjectMeta's creationTimestamp had no omitzero,
+// so a group's metadata carried "creationTimestamp": null (after its name,
+// in ObjectMeta's field order).
+type legacyGroupDiscoveryList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []legacyGroupDiscovery `json:"items"`
+}
+
+type legacyGroupDiscovery struct {
+	Metadata legacyGroupMeta                      `json:"metadata,omitempty"`
+	Versions []apidiscoveryv2.APIVersionDiscovery `json:"versions,omitempty"`
+}
+
+type legacyGroupMeta struct {
+	Name              string    `json:"name,omitempty"`
+	CreationTimestamp *struct{} `json:"creationTimestamp"`
+}
+
+// writesNullCreation says whether a server of version v wrote a zero
+// creationTimestamp as null: up to 1.33 (apimachinery v0.33). A bundle
+// that does not tell its version is answered as the pinned server does.
+func writesNullCreation(v version.Info) bool {
+	major, minor, err := deprecation.MajorMinor(v)
+	return err == nil && major == 1 && minor <= 33
 }
 
 // aggregatedFormats are the versions of aggregated discovery a server of

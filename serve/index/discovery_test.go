@@ -1,8 +1,10 @@
 package index
 
 import (
+	"strings"
 	"testing"
 
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
@@ -57,5 +59,32 @@ func TestAggregatedCustomResources(t *testing.T) {
 	}
 	if b := toAggregatedResources(gv, unsorted, nil); b[0].Resource != "widgets" {
 		t.Errorf("built-in resources in the order %+v", b)
+	}
+}
+
+// Servers before 1.34 wrote each group's zero creationTimestamp as null
+// (apimachinery v0.33 had no omitzero); the list's own metadata stays {}.
+func TestAggregatedNullCreation(t *testing.T) {
+	items := []apidiscoveryv2.APIGroupDiscovery{{}, {ObjectMeta: metav1.ObjectMeta{Name: "apps"}}}
+	for _, tc := range []struct {
+		minor string
+		want  string
+	}{
+		{"33", `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"creationTimestamp":null}},{"metadata":{"name":"apps","creationTimestamp":null}}]}` + "\n"},
+		{"34", `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{}},{"metadata":{"name":"apps"}}]}` + "\n"},
+	} {
+		doc, err := renderAggregated(items, writesNullCreation(version.Info{Major: "1", Minor: tc.minor}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(doc.V2) != tc.want {
+			t.Errorf("1.%s:\n got %s\nwant %s", tc.minor, doc.V2, tc.want)
+		}
+		if !strings.Contains(string(doc.V2beta1), `"apiVersion":"apidiscovery.k8s.io/v2beta1"`) || len(doc.V2beta1) != len(doc.V2)+len("beta1") {
+			t.Errorf("1.%s: v2beta1 %s", tc.minor, doc.V2beta1)
+		}
+	}
+	if writesNullCreation(version.Info{}) {
+		t.Error("a bundle without a version is answered as the pinned server")
 	}
 }
