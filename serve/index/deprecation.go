@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/endpoints/deprecation"
-	kscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/bundlectl/bundlectl/contract"
 )
@@ -16,9 +15,11 @@ import (
 // A request to a deprecated API version gets a Warning header from
 // kube-apiserver, which kubectl prints ("Warning: v1 Endpoints is
 // deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"). The
-// installer asks the API type's lifecycle (k8s.io/api) at the server's
-// version; the apiextensions server warns for CRD versions marked
-// deprecated. Both are worked out here at load, at the bundle's version.
+// installer asks the lifecycle of the kind each resource and subresource
+// is registered with, as its own release declared it, at the server's
+// version (lifecycles.go); the apiextensions server warns for CRD versions
+// marked deprecated. Both are worked out here at load, at the bundle's
+// version, with the apiserver's own rules and text.
 
 func deprecationKey(gv schema.GroupVersion, resource string) string {
 	return gv.String() + "/" + resource
@@ -36,12 +37,14 @@ func deprecations(d *contract.Discovery, v version.Info, crds []apiextensionsv1.
 			continue
 		}
 		for _, r := range resources {
-			obj, err := kscheme.Scheme.New(gv.WithKind(r.Kind))
-			if err != nil {
-				continue
+			gvk := gv.WithKind(r.Kind)
+			if r.Version != "" {
+				// Storage naming its kind (a scale subresource's
+				// autoscaling/v1 Scale) is registered with that kind.
+				gvk = schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 			}
-			obj.GetObjectKind().SetGroupVersionKind(gv.WithKind(r.Kind))
-			if deprecation.IsDeprecated(obj, major, minor) {
+			obj, ok := newLifecycleObject(gvk, major, minor)
+			if ok && deprecation.IsDeprecated(obj, major, minor) {
 				out[deprecationKey(gv, r.Name)] = []string{deprecation.WarningMessage(obj)}
 			}
 		}
