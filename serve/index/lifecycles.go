@@ -12,16 +12,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // kube-apiserver decides whether a request to an API version warns from the
-// lifecycle methods k8s.io/api generates for each type
-// (zz_generated.prerelease-lifecycle.go), of its own release: the pinned
-// client-go scheme knows neither the versions removed before the pin
-// (batch/v1beta1 CronJob, storagemigration.k8s.io/v1alpha1) nor the
-// lifecycles older releases declared. lifecycles.json.gz holds them for
-// every minor, read from each release's k8s.io/api by
-// TestLifecyclesData (go test -update writes it).
+// lifecycle methods of the type (generated from prerelease-lifecycle-gen
+// tags, or written by hand) of its own release: the pinned client-go
+// scheme knows neither the versions removed before the pin (batch/v1beta1
+// CronJob, storagemigration.k8s.io/v1alpha1) nor the lifecycles older
+// releases declared. lifecycles.json.gz holds them for every minor bundlectl
+// supports, read from each release's k8s.io/api, apiextensions-apiserver
+// and kube-aggregator source by TestLifecyclesData (-update writes it).
 
 //go:embed lifecycles.json.gz
 var lifecyclesData []byte
@@ -38,9 +40,9 @@ type lifecycle struct {
 	Replacement schema.GroupVersionKind `json:"replacement,omitzero"`
 }
 
-// lifecycleFirst and lifecycleLast are the first and last minors of 1.x the data holds:
-// the oldest release bundlectl supports and the pin.
-const lifecycleFirst, lifecycleLast = 20, 37
+// lifecycleFirst and lifecycleLast are the first and last minors of 1.x
+// the data holds: the oldest release bundlectl supports and the pin.
+var lifecycleFirst, lifecycleLast = contract.MinorNumber(contract.OldestMinor), contract.MinorNumber(contract.PinnedMinor)
 
 // decodeLifecycles reads the data file (gzipped JSON, a list of lifecycles).
 func decodeLifecycles(data []byte) ([]lifecycle, error) {
