@@ -89,11 +89,12 @@ func describeForMinor(minor int, kind string, table *metav1.Table) {
 // objectMetaNameDocUpTo26 is ObjectMeta's name doc up to 1.26
 // (k8s.io/apimachinery v0.26 pkg/apis/meta/v1/types_swagger_doc_generated.go;
 // 1.27 moved its link). The default and custom resource convertors, which
-// the printers' recordings do not cover, describe their Name column with it.
+// the printers' recordings do not cover, describe their Name column with it,
+// and so does kube-aggregator's APIService convertor.
 const objectMetaNameDocUpTo26 = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names"
 
-// describeNameForMinor gives the Name column of a default or custom
-// resource table the minor's ObjectMeta doc.
+// describeNameForMinor gives the Name column of a default, custom
+// resource or APIService table the minor's ObjectMeta doc.
 func describeNameForMinor(minor int, table *metav1.Table) {
 	if minor > 26 || table == nil {
 		return

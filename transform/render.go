@@ -319,6 +319,7 @@ func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor,
 		}
 	case storageConvertors[gr] == ConvertorAggregator:
 		t, err := r.internalTable(l, aggregatorStorage)
+		describeNameForMinor(r.minor, t)
 		return t, ConvertorAggregator, err
 	case storageConvertors[gr] == ConvertorDefinitions && r.minor >= definitionColumnsSince:
 		t, err := r.internalTable(l, definitionStorage)
