@@ -165,7 +165,7 @@ func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l 
 	if s.custom {
 		items, err = p.convertCustomItems(l, s, target)
 	} else {
-		items, err = convertItems(l, s, target)
+		items, err = convertItems(l, s, target, p.r.minor)
 	}
 	if err != nil {
 		return &conversionError{err}
@@ -216,8 +216,8 @@ func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l 
 // it to the internal version and from there to target, with the
 // conversions of the scheme of the resource's storage (the legacy scheme,
 // apiextensions' or kube-aggregator's). Items are encoded as the server
-// encodes a typed list's items, without kind and apiVersion.
-func convertItems(l *contract.List, s stored, target schema.GroupVersionKind) ([]json.RawMessage, error) {
+// of minor encodes a typed list's items, without kind and apiVersion.
+func convertItems(l *contract.List, s stored, target schema.GroupVersionKind, minor int) ([]json.RawMessage, error) {
 	st := conversionStorage(s.gvr.GroupResource())
 	if !st.scheme.Recognizes(target) {
 		return nil, fmt.Errorf("Kubernetes %s does not know %s", contract.PinnedVersion, target)
@@ -244,7 +244,7 @@ func convertItems(l *contract.List, s stored, target schema.GroupVersionKind) ([
 			return nil, fmt.Errorf("item %d: converted to %s, not %s", i, got, target)
 		}
 		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-		if out[i], err = json.Marshal(obj); err != nil {
+		if out[i], err = marshalForMinor(obj, minor); err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
 	}
