@@ -168,10 +168,11 @@ openapi_pkgs() { # openapi_pkgs REQUIREMENTS...: the packages openapi-gen reads
 		case $m in k8s.io/code-generator | k8s.io/sample-apiserver) continue ;; k8s.io/*) ;; *) continue ;; esac
 		dir="$(go mod download -json "$req" 2>/dev/null | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')" || continue
 		[[ -n $dir ]] || continue
-		# A module without tags (cli-runtime) finds nothing: not a failure.
+		# A module or a batch of files without tags (cli-runtime) finds
+		# nothing: not a failure.
 		{ grep -rl --include='*.go' '^// *+k8s:' "$dir" || true; } |
 			{ grep -v -e '/vendor/' -e '/testdata/' -e '_test\.go$' || true; } |
-			xargs -r grep -l '+k8s:openapi-gen=' |
+			{ xargs -r grep -l '+k8s:openapi-gen=' || true; } |
 			xargs -r -n1 dirname | LC_ALL=C sort -u |
 			sed "s#^$dir#$m#"
 	done
