@@ -393,7 +393,7 @@ func (x *expandContext) expand(c *CheckSpec) ([]Case, error) {
 				if c.Where.HasObjects && d.Name == "" {
 					continue
 				}
-				subjects = append(subjects, subject{id: c.Name + "/" + r.GroupResource(), data: d, res: r.GroupResource()})
+				subjects = append(subjects, subject{id: c.Name + "/" + r.CaseName(), data: d, res: r.GroupResource()})
 				continue
 			}
 			n := 0
@@ -406,7 +406,7 @@ func (x *expandContext) expand(c *CheckSpec) ([]Case, error) {
 				}
 				n++
 				d := x.objectData(r, o)
-				id := c.Name + "/" + r.GroupResource() + "/"
+				id := c.Name + "/" + r.CaseName() + "/"
 				if o.Namespace != "" {
 					id += o.Namespace + "/"
 				}

@@ -28,6 +28,21 @@ type Resource struct {
 	Namespaced                   bool
 	Verbs                        []string
 	Objects                      []ObjectRef // sorted by namespace, then name
+	// versioned says that the bundle holds the resource at other
+	// versions too, so that cases name the version (CaseName).
+	versioned bool
+}
+
+// CaseName names the resource in case IDs: its GroupResource, or, where
+// the bundle holds it at several versions (HorizontalPodAutoscalers at
+// autoscaling/v2 and, converted, at v1), its kubectl argument
+// "horizontalpodautoscalers.v1.autoscaling", so that each version's
+// cases have IDs of their own.
+func (r *Resource) CaseName() string {
+	if r.versioned {
+		return r.Plural + "." + r.Version + "." + r.Group
+	}
+	return r.GroupResource()
 }
 
 // GroupResource names the resource as the checks and the baseline do:
@@ -157,8 +172,18 @@ func ReadInventory(path string) (*Inventory, error) {
 		if a.Group != b.Group {
 			return a.Group < b.Group
 		}
-		return a.Plural < b.Plural
+		if a.Plural != b.Plural {
+			return a.Plural < b.Plural
+		}
+		return a.Version < b.Version
 	})
+	versions := map[string]int{}
+	for _, r := range inv.Resources {
+		versions[r.GroupResource()]++
+	}
+	for _, r := range inv.Resources {
+		r.versioned = versions[r.GroupResource()] > 1
+	}
 	sort.Slice(inv.Logs, func(i, j int) bool {
 		a, b := inv.Logs[i], inv.Logs[j]
 		if a.Namespace != b.Namespace {

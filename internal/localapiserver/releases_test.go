@@ -25,6 +25,7 @@ func TestLookupRelease(t *testing.T) {
 		{"v1.31.2", "v1.31.2", 31, "ClusterTrustBundle=true"},
 		{"1.31.2", "v1.31.2", 31, "ClusterTrustBundle=true"},
 		{"1.24", "v1.24.17", 24, ""},
+		{"1.23", "v1.23.17", 23, ""},
 	} {
 		r, err := localapiserver.LookupRelease(tc.in)
 		if err != nil {
