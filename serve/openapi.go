@@ -54,6 +54,11 @@ func (s *server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		}
 		return serveOpenAPIDocument(w, r, "/openapi/v2", docs.V2, docs.Modified, false, openAPIV2ProtoType, openAPIV2ProtoTypeDeprecated)
 	case p == "/openapi/v3":
+		if len(docs.Docs) == 0 {
+			// A bundle without one: its server did not serve /openapi/v3
+			// (1.23 and older), and clients fall back to /openapi/v2.
+			return errNoRoute()
+		}
 		w.Header().Set("Etag", strconv.Quote(docs.Index.ETag))
 		w.Header().Set("Content-Type", jsonType)
 		http.ServeContent(w, r, p, docs.Modified, bytes.NewReader(docs.Index.JSON))

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"crypto/sha512"
 	"fmt"
 	"net/http"
@@ -166,5 +167,27 @@ func TestParseAccept(t *testing.T) {
 	want := "application/com.github.proto-openapi.spec.v2@v1.0+protobuf;1.0 text/*;1.0 application/json;0.9 */*;0.5"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %v", got)
+	}
+}
+
+// A 1.23 bundle: its server served no /openapi/v3 (the OpenAPIV3 gate was
+// off), so neither does the served bundle, and kubectl explains from the
+// bundle's /openapi/v2.
+func TestOpenAPIBefore124(t *testing.T) {
+	f := servetest.Small()
+	for rel, data := range f {
+		if strings.HasSuffix(rel, "_meta/discovery.json") {
+			f[rel] = bytes.ReplaceAll(data, []byte(`"`+servetest.KubernetesVersion+`"`), []byte(`"v1.23.17"`))
+		}
+	}
+	f[contract.OpenAPIV2Path()] = []byte(testV2)
+	srv := newHandlerServer(t, load(t, f.WriteDir(t, t.TempDir())))
+	for _, p := range []string{"/openapi/v3", "/openapi/v3/api/v1"} {
+		if r := get(t, srv, p); r.code != http.StatusNotFound {
+			t.Errorf("%s: %d", p, r.code)
+		}
+	}
+	if r := get(t, srv, "/openapi/v2", "Accept: application/json"); r.code != http.StatusOK {
+		t.Errorf("/openapi/v2: %d", r.code)
 	}
 }

@@ -96,8 +96,18 @@ func synthesizeOpenAPI(d *contract.Discovery, crds *crdIndex, minor int) (*openA
 	} else {
 		out.v2 = v2
 	}
+	if minor < openAPIV3Since {
+		// Its server answered /openapi/v3 with a 404, and kubectl
+		// explained from /openapi/v2.
+		out.v3 = map[string][]byte{}
+	}
 	return out, problems
 }
+
+// openAPIV3Since is the first minor whose kube-apiserver served
+// /openapi/v3 by default: the OpenAPIV3 feature gate was alpha (off) in
+// 1.23 and beta (on) in 1.24 (pkg/features/kube_features.go).
+const openAPIV3Since = 24
 
 // discoveryGroupVersions are the group versions discovery advertises.
 func discoveryGroupVersions(d *contract.Discovery) map[schema.GroupVersion]bool {

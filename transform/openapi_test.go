@@ -177,3 +177,19 @@ func TestSynthesizeOpenAPIWithCRDs(t *testing.T) {
 		t.Error("the Pod definition changed")
 	}
 }
+
+// 1.23 and older did not serve /openapi/v3 (the OpenAPIV3 gate was off):
+// a bundle of theirs gets /openapi/v2 only, which kubectl explains from.
+func TestSynthesizeOpenAPIBefore124(t *testing.T) {
+	d := newBuiltinDiscovery(23)
+	files, problems := synthesizeOpenAPI(d, nil, 23)
+	if len(problems) > 0 || files == nil {
+		t.Fatalf("%v", problems)
+	}
+	if len(files.v3) != 0 || len(files.v2) == 0 {
+		t.Errorf("1.23: %d /openapi/v3 documents, %d bytes of /openapi/v2", len(files.v3), len(files.v2))
+	}
+	if files, _ := synthesizeOpenAPI(d, nil, 24); files == nil || len(files.v3) == 0 {
+		t.Error("1.24 has no /openapi/v3 documents")
+	}
+}

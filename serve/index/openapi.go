@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/endpoints/deprecation"
 )
 
 // notCollected is the description of every kind of a stand-in document.
@@ -73,10 +74,17 @@ const v2EagerLimit = 32 << 20
 
 // buildOpenAPI makes the documents from the bundle's (v3 by path, v2 nil
 // when absent) and stand-ins for the group versions without one.
+//
+// A bundle of a release that did not serve /openapi/v3 (1.23 and older:
+// the OpenAPIV3 feature gate was off) gets neither: clients then explain
+// and validate from /openapi/v2, as against its server.
 func buildOpenAPI(x *Index, v3 map[string][]byte, v2 []byte) (*OpenAPIDocs, error) {
 	out := &OpenAPIDocs{Docs: map[string]*OpenAPIDoc{}, Modified: x.CollectedAt}
 	for p, data := range v3 {
 		out.Docs[p] = newOpenAPIDoc(data, toV3Proto)
+	}
+	if major, minor, err := deprecation.MajorMinor(x.Version); err == nil && major == 1 && minor < 24 && len(v3) == 0 {
+		return finishOpenAPI(out, v2)
 	}
 	for gv, resources := range x.groupVersions {
 		p := openAPIPath(gv)
@@ -89,6 +97,12 @@ func buildOpenAPI(x *Index, v3 map[string][]byte, v2 []byte) (*OpenAPIDocs, erro
 		}
 		out.Docs[p] = newOpenAPIDoc(data, toV3Proto)
 	}
+	return finishOpenAPI(out, v2)
+}
+
+// finishOpenAPI adds the /openapi/v3 index of out's documents and the v2
+// document.
+func finishOpenAPI(out *OpenAPIDocs, v2 []byte) (*OpenAPIDocs, error) {
 	type ref struct {
 		ServerRelativeURL string `json:"serverRelativeURL"`
 	}
