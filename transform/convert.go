@@ -103,7 +103,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 			return context.Cause(ctx)
 		}
 		c := e.Class
-		if !p.b.IsListOfRecord(e) || c.Converted || len(targets[c.GR]) == 0 {
+		if !p.b.IsListOfRecord(e) || c.Converted || !convertsFrom(targets[c.GR], p.storedAt, e.Rel) {
 			return nil
 		}
 		data, err := e.ReadAll()
@@ -144,6 +144,19 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 		}
 		return nil
 	})
+}
+
+// convertsFrom says whether a list at rel has a target other than its
+// own version. The version of a list the stream decoded is known
+// (storedAt) and one served nowhere else is not read again: most lists.
+func convertsFrom(targets []conversionTarget, storedAt map[string]schema.GroupVersionResource, rel string) bool {
+	gvr, known := storedAt[rel]
+	for _, t := range targets {
+		if !known || t.gvr != gvr {
+			return true
+		}
+	}
+	return false
 }
 
 // conversionError is a list that cannot be converted, which is reported,
