@@ -1,11 +1,13 @@
 package transform
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -84,7 +86,9 @@ func hasVerb(verbs []string, verb string) bool {
 // writeConverted reads the bundle a second time, now that discovery is
 // known, and writes the converted lists and their tables after the rest.
 // A list that cannot be converted to a version is a problem in the
-// summary, and serve answers that version from the stored objects.
+// summary, and serve answers that version from the stored objects. As in
+// the stream, lists are read in order, converted and rendered on a worker
+// each, and written in the order they were read, within bufferBudget.
 func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) error {
 	held := map[schema.GroupResource]bool{}
 	for rel := range p.b.Names {
@@ -96,14 +100,20 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 	if len(targets) == 0 {
 		return nil
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	workers := runtime.GOMAXPROCS(0)
+	queue := make(chan *convertedEntry, queueLength)
+	slots := make(chan struct{}, workers)
+	writeErr := make(chan error, 1)
+	go func() { writeErr <- p.writeConvertedQueue(queue, cancel) }()
 	written := map[string]bool{}
-	reported := map[schema.GroupVersionResource]bool{}
-	return p.b.Walk(func(e *contract.Entry) error {
+	err := p.b.Walk(func(e *contract.Entry) error {
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
 		}
 		c := e.Class
-		if !p.b.IsListOfRecord(e) || c.Converted || len(targets[c.GR]) == 0 {
+		if !p.b.IsListOfRecord(e) || c.Converted || !convertsFrom(targets[c.GR], p.storedAt, e.Rel) {
 			return nil
 		}
 		data, err := e.ReadAll()
@@ -121,9 +131,9 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 		if err != nil {
 			return nil // the first pass reported it
 		}
-		s := p.resolve(c, l)
+		ce := &convertedEntry{hdr: e.Header, rel: e.Rel, l: l, s: p.resolve(c, l), done: make(chan []convertedList, 1)}
 		for _, t := range targets[c.GR] {
-			if t.gvr == s.gvr {
+			if t.gvr == ce.s.gvr {
 				continue
 			}
 			rel := contract.ResourcePath(contract.ConvertedListDir(t.gvr), c.Key.Namespace)
@@ -131,19 +141,121 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 				continue
 			}
 			written[rel] = true
-			if err := p.writeConvertedList(ctx, e, l, s, t, rel); err != nil {
-				var ce *conversionError
-				if !errors.As(err, &ce) {
-					return err
-				}
-				if !reported[t.gvr] {
-					reported[t.gvr] = true
-					p.sum.notConverted(e.Rel, fmt.Errorf("not converted to %s: %w; serve answers that version empty, with a warning", t.gvr.GroupVersion(), ce.err))
-				}
-			}
+			ce.targets = append(ce.targets, convertedList{rel: rel, target: t})
 		}
+		if len(ce.targets) == 0 {
+			return nil
+		}
+		ce.weight = min(int64(len(data)), bufferBudget)
+		if err := p.budget.Acquire(ctx, ce.weight); err != nil {
+			return context.Cause(ctx)
+		}
+		select {
+		case queue <- ce:
+		case <-ctx.Done():
+			p.budget.Release(ce.weight)
+			return context.Cause(ctx)
+		}
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			ce.done <- p.convertEntry(ctx, ce)
+		}()
 		return nil
 	})
+	close(queue)
+	if werr := <-writeErr; werr != nil {
+		return werr
+	}
+	return err
+}
+
+// convertsFrom says whether a list at rel has a target other than its
+// own version. The version of a list the stream decoded is known
+// (storedAt) and one served nowhere else is not read again: most lists.
+func convertsFrom(targets []conversionTarget, storedAt map[string]schema.GroupVersionResource, rel string) bool {
+	gvr, known := storedAt[rel]
+	for _, t := range targets {
+		if !known || t.gvr != gvr {
+			return true
+		}
+	}
+	return false
+}
+
+// convertedEntry is a stored list and the lists it is converted to.
+type convertedEntry struct {
+	hdr     *tar.Header
+	rel     string
+	l       *contract.List
+	s       stored
+	targets []convertedList
+	weight  int64 // its share of the buffer budget
+	done    chan []convertedList
+}
+
+// convertedList is one list converted from a stored one, ready to write.
+type convertedList struct {
+	rel    string
+	target conversionTarget
+	body   []byte
+	table  *tableBody
+	// err is a conversionError, reported, or a failure, which ends the
+	// upgrade; tableErr is a table that could not be rendered, reported.
+	err, tableErr error
+}
+
+// writeConvertedQueue writes the converted lists in the order they were
+// queued. After a failure it keeps draining, so that no worker stays
+// blocked, and cancels the rest.
+func (p *pipeline) writeConvertedQueue(queue <-chan *convertedEntry, cancel context.CancelCauseFunc) error {
+	var err error
+	fail := func(e error) {
+		if err == nil && e != nil {
+			err = e
+			cancel(e)
+		}
+	}
+	reported := map[schema.GroupVersionResource]bool{}
+	for ce := range queue {
+		for _, out := range <-ce.done {
+			var conv *conversionError
+			switch {
+			case err != nil:
+			case errors.As(out.err, &conv):
+				if !reported[out.target.gvr] {
+					reported[out.target.gvr] = true
+					p.sum.notConverted(ce.rel, fmt.Errorf("not converted to %s: %w; serve answers that version empty, with a warning", out.target.gvr.GroupVersion(), conv.err))
+				}
+			case out.err != nil:
+				fail(out.err)
+			default:
+				fail(p.writeConvertedList(ce, out))
+			}
+			out.table.discard()
+		}
+		p.budget.Release(ce.weight)
+	}
+	return err
+}
+
+// writeConvertedList writes a converted list, then its table.
+func (p *pipeline) writeConvertedList(ce *convertedEntry, out convertedList) error {
+	hdr := newEntryHeader(entryName(p.b, out.rel), int64(len(out.body)), ce.hdr, time.Time{})
+	if err := p.w.WriteEntry(hdr, bytes.NewReader(out.body)); err != nil {
+		return err
+	}
+	p.sum.converted(out.target.gvr)
+	if out.tableErr != nil {
+		p.sum.problem(out.rel, out.tableErr)
+		return nil
+	}
+	r, err := out.table.reader()
+	if err != nil {
+		return err
+	}
+	thdr := newEntryHeader(entryName(p.b, contract.TablePathFor(out.rel)), out.table.size, ce.hdr, time.Time{})
+	return p.w.WriteEntry(thdr, r)
 }
 
 // conversionError is a list that cannot be converted, which is reported,
@@ -152,9 +264,24 @@ type conversionError struct{ err error }
 
 func (e *conversionError) Error() string { return e.err.Error() }
 
-// writeConvertedList converts the stored list l (of s) to t and writes it
-// at rel, then its table.
-func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l *contract.List, s stored, t conversionTarget, rel string) error {
+// convertEntry runs on a worker: it converts the stored list of ce to each
+// of its targets and renders their tables.
+func (p *pipeline) convertEntry(ctx context.Context, ce *convertedEntry) []convertedList {
+	outs := ce.targets
+	for i := range outs {
+		if err := ctx.Err(); err != nil {
+			outs[i].err = context.Cause(ctx)
+			continue
+		}
+		p.convertList(ctx, ce, &outs[i])
+	}
+	return outs
+}
+
+// convertList converts the stored list of ce to out's target and renders
+// its table.
+func (p *pipeline) convertList(ctx context.Context, ce *convertedEntry, out *convertedList) {
+	l, s, t := ce.l, ce.s, out.target
 	kind := t.kind
 	if kind == "" {
 		kind = s.kind
@@ -168,26 +295,21 @@ func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l 
 		items, err = convertItems(l, s, target, p.r.minor)
 	}
 	if err != nil {
-		return &conversionError{err}
+		out.err = &conversionError{err}
+		return
 	}
-	body, err := encodeList(target, l.ResourceVersion, items)
-	if err != nil {
-		return &conversionError{err}
+	if out.body, err = encodeList(target, l.ResourceVersion, items); err != nil {
+		out.err = &conversionError{err}
+		return
 	}
-	hdr := newEntryHeader(entryName(p.b, rel), int64(len(body)), e.Header, time.Time{})
-	if err := p.w.WriteEntry(hdr, bytes.NewReader(body)); err != nil {
-		return err
-	}
-	p.sum.converted(t.gvr)
 	keys := make([]string, len(items))
 	for i := range l.Items {
 		keys[i] = storageKeyOf(l.ItemKey(i))
 	}
-	table, err := newTableBody(len(body))
-	if err != nil {
-		return err
+	if out.table, err = newTableBody(len(out.body)); err != nil {
+		out.err = err
+		return
 	}
-	defer table.discard()
 	// A built-in storage renders the internal object it read, whatever
 	// version was asked for: the stored list's own objects, not their
 	// conversion, which a round trip through another version could
@@ -197,18 +319,15 @@ func (p *pipeline) writeConvertedList(ctx context.Context, e *contract.Entry, l 
 	if s.custom {
 		tl = List{GVR: t.gvr, Kind: kind, Custom: true, ResourceVersion: l.ResourceVersion, Items: items, Keys: keys}
 	}
+	rel := out.rel
 	tl.Warn = func(err error) { p.sum.problem(rel, err) }
-	conv, err := p.r.RenderTo(ctx, table, tl)
-	if err != nil {
-		p.sum.problem(rel, fmt.Errorf("no table (%s convertor): %w", conv, err))
-		return nil
+	if conv, err := p.r.RenderTo(ctx, out.table, tl); err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			out.err = cause
+			return
+		}
+		out.tableErr = fmt.Errorf("no table (%s convertor): %w", conv, err)
 	}
-	r, err := table.reader()
-	if err != nil {
-		return err
-	}
-	thdr := newEntryHeader(entryName(p.b, contract.TablePathFor(rel)), table.size, e.Header, time.Time{})
-	return p.w.WriteEntry(thdr, r)
 }
 
 // convertItems does what the server does with each stored object asked

@@ -56,8 +56,12 @@ type pipeline struct {
 
 	cluster clusterVersion
 
-	mu       sync.Mutex
-	stored   []stored
+	mu     sync.Mutex
+	stored []stored
+	// storedAt is the group version resource of each list decoded in the
+	// stream, by its path: writeConverted reads again only the lists
+	// that have another version to be converted to.
+	storedAt map[string]schema.GroupVersionResource
 	groups   []byte
 	resource []byte
 	made     map[string]bool // tables written in this run
@@ -91,6 +95,7 @@ func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r 
 	workers := runtime.GOMAXPROCS(0)
 	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum, cluster: cluster,
 		queue: make(chan *item, queueLength), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
+		storedAt: map[string]schema.GroupVersionResource{},
 		budget:   semaphore.NewWeighted(bufferBudget),
 		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
 }
@@ -254,6 +259,7 @@ func (p *pipeline) decode(it *item) result {
 	if s.gvr.Version != "" {
 		p.mu.Lock()
 		p.stored = append(p.stored, s)
+		p.storedAt[it.rel] = s.gvr
 		p.mu.Unlock()
 	}
 	if !it.render {
