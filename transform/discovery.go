@@ -35,7 +35,8 @@ type discoveryInput struct {
 	// what the bundle lacks.
 	minor int
 	// nodeMetrics is set when the bundle holds node metrics, which
-	// metrics.k8s.io is served from (writeNodeMetrics).
+	// metrics.k8s.io is served from (writeNodeMetrics); without them the
+	// group is not advertised (removeMetricsDiscovery).
 	nodeMetrics bool
 }
 
@@ -86,6 +87,8 @@ func buildDiscovery(in discoveryInput) (*contract.Discovery, []error) {
 	}
 	if in.nodeMetrics {
 		addMetricsDiscovery(d)
+	} else {
+		removeMetricsDiscovery(d)
 	}
 	return d, problems
 }

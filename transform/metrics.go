@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,6 +48,22 @@ func addMetricsDiscovery(d *contract.Discovery) {
 	}
 	addVersion(d, nodemetrics.NodesGVR.GroupVersion())
 	d.Resources[gv] = nodemetrics.APIResources()
+}
+
+// removeMetricsDiscovery takes metrics.k8s.io out of the discovery of a
+// bundle without node metrics. The group is metrics-server's, aggregated,
+// with nothing stored: nothing in the bundle can answer it, and kubectl
+// top then says what it says against a cluster without metrics-server
+// ("error: Metrics API not available") rather than that the bundle did
+// not collect the metrics of nodes.
+func removeMetricsDiscovery(d *contract.Discovery) {
+	group := nodemetrics.NodesGVR.Group
+	d.Groups = slices.DeleteFunc(d.Groups, func(g metav1.APIGroup) bool { return g.Name == group })
+	for gv := range d.Resources {
+		if g, _, _ := strings.Cut(gv, "/"); g == group && strings.Contains(gv, "/") {
+			delete(d.Resources, gv)
+		}
+	}
 }
 
 // objectMeta is the part of a node or pod the metrics carry: its labels.
@@ -171,19 +189,28 @@ type summaryFile struct {
 }
 
 // writeMetricsList writes one list of metrics and its table beside it.
+// An empty list has no table: metrics-server's has no columns then, and
+// serve answers it with the resource's columns, from another table.
 func (p *pipeline) writeMetricsList(rel string, gvr schema.GroupVersionResource, kind string, items []json.RawMessage, table metav1.Table, like *tar.Header, at time.Time) error {
 	body, err := encodeList(gvr.GroupVersion().WithKind(kind), "", items)
 	if err != nil {
 		return err
 	}
-	tbody, err := json.Marshal(table)
-	if err != nil {
-		return err
-	}
-	for _, f := range []struct {
+	files := []struct {
 		rel  string
 		body []byte
-	}{{rel, body}, {contract.TablePathFor(rel), append(tbody, '\n')}} {
+	}{{rel, body}}
+	if len(items) > 0 {
+		tbody, err := json.Marshal(table)
+		if err != nil {
+			return err
+		}
+		files = append(files, struct {
+			rel  string
+			body []byte
+		}{contract.TablePathFor(rel), append(tbody, '\n')})
+	}
+	for _, f := range files {
 		hdr := newEntryHeader(entryName(p.b, f.rel), int64(len(f.body)), like, at)
 		if err := p.w.WriteEntry(hdr, bytes.NewReader(f.body)); err != nil {
 			return err

@@ -233,4 +233,3 @@ func resourceNames(usage corev1.ResourceList) []string {
 	sort.Strings(names)
 	return names
 }
-
