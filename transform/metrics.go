@@ -189,27 +189,19 @@ type summaryFile struct {
 }
 
 // writeMetricsList writes one list of metrics and its table beside it.
-// An empty list has no table: metrics-server's has no columns then, and
-// serve answers it with the resource's columns, from another table.
 func (p *pipeline) writeMetricsList(rel string, gvr schema.GroupVersionResource, kind string, items []json.RawMessage, table metav1.Table, like *tar.Header, at time.Time) error {
 	body, err := encodeList(gvr.GroupVersion().WithKind(kind), "", items)
+	if err != nil {
+		return err
+	}
+	tbody, err := json.Marshal(table)
 	if err != nil {
 		return err
 	}
 	files := []struct {
 		rel  string
 		body []byte
-	}{{rel, body}}
-	if len(items) > 0 {
-		tbody, err := json.Marshal(table)
-		if err != nil {
-			return err
-		}
-		files = append(files, struct {
-			rel  string
-			body []byte
-		}{contract.TablePathFor(rel), append(tbody, '\n')})
-	}
+	}{{rel, body}, {contract.TablePathFor(rel), append(tbody, '\n')}}
 	for _, f := range files {
 		hdr := newEntryHeader(entryName(p.b, f.rel), int64(len(f.body)), like, at)
 		if err := p.w.WriteEntry(hdr, bytes.NewReader(f.body)); err != nil {

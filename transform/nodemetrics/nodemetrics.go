@@ -177,7 +177,7 @@ func SortPods(ms []metricsv1beta1.PodMetrics) {
 // per resource in name order (cpu, memory), Window; each row's object is
 // the PartialObjectMetadata kube's handlers put there by default.
 func NodeTable(ms []metricsv1beta1.NodeMetrics) metav1.Table {
-	var t metav1.Table
+	t := emptyTable()
 	for i := range ms {
 		addRow(&t, ms[i].ObjectMeta, ms[i].Usage, ms[i].Window)
 	}
@@ -188,7 +188,7 @@ func NodeTable(ms []metricsv1beta1.NodeMetrics) metav1.Table {
 // (addPodMetricsToTable): as NodeTable, with each resource summed over
 // the pod's containers.
 func PodTable(ms []metricsv1beta1.PodMetrics) metav1.Table {
-	var t metav1.Table
+	t := emptyTable()
 	for i := range ms {
 		usage := corev1.ResourceList{}
 		for _, c := range ms[i].Containers {
@@ -203,16 +203,32 @@ func PodTable(ms []metricsv1beta1.PodMetrics) metav1.Table {
 	return t
 }
 
+// emptyTable is the table of no metrics. metrics-server's has no columns
+// (the first row decides them); this one has those every row here has
+// (cpu, memory), which a client shows no differently ("No resources
+// found") and serve needs to serve the table of an empty namespace like
+// any other.
+func emptyTable() metav1.Table {
+	t := metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}}
+	setColumns(&t, corev1.ResourceList{corev1.ResourceCPU: resource.Quantity{}, corev1.ResourceMemory: resource.Quantity{}})
+	return t
+}
+
+// setColumns sets the columns of a table of usage: Name, one quantity
+// column per resource in name order, Window.
+func setColumns(t *metav1.Table, usage corev1.ResourceList) {
+	t.ColumnDefinitions = []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: "Name of the resource"}}
+	for _, name := range resourceNames(usage) {
+		t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: name, Type: "string", Format: "quantity"})
+	}
+	t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: "Window", Type: "string", Format: "duration"})
+}
+
 // addRow adds one row; the first row decides the columns, as in
 // metrics-server.
 func addRow(t *metav1.Table, meta metav1.ObjectMeta, usage corev1.ResourceList, window metav1.Duration) {
-	t.TypeMeta = metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}
-	if t.ColumnDefinitions == nil {
-		t.ColumnDefinitions = []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: "Name of the resource"}}
-		for _, name := range resourceNames(usage) {
-			t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: name, Type: "string", Format: "quantity"})
-		}
-		t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: "Window", Type: "string", Format: "duration"})
+	if len(t.Rows) == 0 {
+		setColumns(t, usage)
 	}
 	row := []any{meta.Name}
 	for _, c := range t.ColumnDefinitions[1 : len(t.ColumnDefinitions)-1] {

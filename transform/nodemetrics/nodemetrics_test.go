@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -158,4 +159,18 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// TestEmptyTable: a namespace without metrics has a table all the same,
+// with the columns of the others, for serve to answer from.
+func TestEmptyTable(t *testing.T) {
+	for _, table := range []metav1.Table{PodTable(nil), NodeTable(nil)} {
+		var cols []string
+		for _, c := range table.ColumnDefinitions {
+			cols = append(cols, c.Name)
+		}
+		if table.Kind != "Table" || table.APIVersion != "meta.k8s.io/v1" || mustJSON(cols) != `["Name","cpu","memory","Window"]` || len(table.Rows) != 0 {
+			t.Errorf("empty table %s", mustJSON(table))
+		}
+	}
 }
