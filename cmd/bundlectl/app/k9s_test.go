@@ -51,6 +51,13 @@ func startK9s(t *testing.T, bin, kubeconfig string, args ...string) *k9sSession 
 	env := []string{"KUBECONFIG=" + kubeconfig, "HOME=" + dir, "TERM=xterm-256color", "PATH=" + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_STATE_HOME=" + filepath.Join(dir, "state"),
 		"XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	// No look-up of k9s's latest release: the test runs offline.
+	if err := os.MkdirAll(filepath.Join(dir, "config", "k9s"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config", "k9s", "config.yaml"), []byte("k9s:\n  skipLatestRevCheck: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	shell := "env -i " + strings.Join(env, " ") + " " + bin + " " + strings.Join(args, " ")
 	cmd := exec.Command(tmux, "-S", s.socket, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "-s", "k9s", shell)
 	if out, err := cmd.CombinedOutput(); err != nil {
