@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers load hostile-long fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients clean apiserver generate record-printers
+.PHONY: all build test lint bench bench-long bench-peers load hostile-long fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients k9s clean apiserver generate record-printers
 
 all: build
 
@@ -131,6 +131,14 @@ record-live: build
 # ones preinstalled at /usr/lib/google-cloud-sdk/bin).
 serve-clients:
 	BUNDLECTL_KUBECTLS="$$(scripts/conformance-clients.sh --list)" $(GO) test -count=1 -run '^TestKubectl$$' ./serve/
+
+# k9s (scripts/k9s.sh builds it from the module proxy into the cache on
+# first use) driven headless in tmux against served corpus bundles: its
+# pods, deployments, events and nodes views, CPU and MEM from the
+# bundle's node metrics, describe, YAML and logs (TestK9s). Needs tmux
+# and the corpus (BUNDLECTL_CORPUS).
+k9s:
+	BUNDLECTL_K9S="$$(scripts/k9s.sh)" $(GO) test -count=1 -run '^TestK9s$$' -v ./cmd/bundlectl/app/
 
 clean:
 	rm -rf bin $(OUT)

@@ -34,6 +34,10 @@ type discoveryInput struct {
 	// minor is the cluster's, whose release's built-in API stands in for
 	// what the bundle lacks.
 	minor int
+	// nodeMetrics is set when the bundle holds node metrics, which
+	// metrics.k8s.io is served from (writeNodeMetrics); without them the
+	// group is not advertised (removeMetricsDiscovery).
+	nodeMetrics bool
 }
 
 // buildDiscovery makes _meta/discovery.json: what the server advertised
@@ -80,6 +84,11 @@ func buildDiscovery(in discoveryInput) (*contract.Discovery, []error) {
 	sort.Slice(stored, func(i, j int) bool { return stored[i].gvr.String() < stored[j].gvr.String() })
 	for _, s := range stored {
 		addStored(d, s, in.minor)
+	}
+	if in.nodeMetrics {
+		addMetricsDiscovery(d)
+	} else {
+		removeMetricsDiscovery(d)
 	}
 	return d, problems
 }

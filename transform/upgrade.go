@@ -114,7 +114,8 @@ type RunOptions struct {
 // raw list that has none (rendered for the cluster's minor, or
 // o.KubeVersion's), then discovery.json when the bundle has none,
 // then the lists of the other group versions discovery serves
-// (writeConverted), then the OpenAPI documents when it has none. It does not commit w.
+// (writeConverted) and the metrics.k8s.io lists made from the bundle's
+// node metrics (writeNodeMetrics), then the OpenAPI documents when it has none. It does not commit w.
 func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
 	at, source, err := collectionTime(b, o.CollectedAt)
 	if err != nil {
@@ -151,6 +152,9 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 	}
 	if d != nil {
 		if err := p.writeConverted(ctx, d); err != nil {
+			return nil, err
+		}
+		if err := p.writeNodeMetrics(ctx, d, at); err != nil {
 			return nil, err
 		}
 		if err := p.writeOpenAPI(d, at); err != nil {
