@@ -1,9 +1,6 @@
 package app
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,14 +24,11 @@ func TestServeCorpusEventsAPIGroup(t *testing.T) {
 			kubeconfig, _ := serveCorpusForTest(t, in)
 			get := func(args ...string) string {
 				t.Helper()
-				cmd := exec.Command(kubectl, append([]string{"get"}, args...)...)
-				cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-					t.Fatalf("kubectl get %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+				stdout, stderr, err := runKubectl(t, kubectl, kubeconfig, append([]string{"get"}, args...)...)
+				if err != nil || stderr != "" {
+					t.Fatalf("kubectl get %s: %v\n%s", strings.Join(args, " "), err, stderr)
 				}
-				return stdout.String()
+				return stdout
 			}
 			core := get("events", "-A")
 			if lines := strings.Count(core, "\n"); lines != rb.Counts["events"]+1 {

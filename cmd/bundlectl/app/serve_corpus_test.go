@@ -58,16 +58,13 @@ func TestServeCorpus(t *testing.T) {
 			for _, k := range want {
 				names = append(names, k.name)
 			}
-			cmd := exec.Command(kubectl, "get", strings.Join(names, ","), "-A")
-			cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil || !onlyDeprecationWarnings(stderr.String()) {
-				t.Fatalf("kubectl get %s -A: %v\n%s", strings.Join(names, ","), err, stderr.String())
+			stdout, stderr, err := runKubectl(t, kubectl, kubeconfig, "get", strings.Join(names, ","), "-A")
+			if err != nil || !onlyDeprecationWarnings(stderr) {
+				t.Fatalf("kubectl get %s -A: %v\n%s", strings.Join(names, ","), err, stderr)
 			}
-			blocks := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n\n")
+			blocks := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n\n")
 			if len(blocks) != len(want) {
-				t.Fatalf("%d tables for %d resources:\n%s", len(blocks), len(want), stdout.String())
+				t.Fatalf("%d tables for %d resources:\n%s", len(blocks), len(want), stdout)
 			}
 			objects := 0
 			for i, k := range want {
@@ -274,4 +271,16 @@ func onlyDeprecationWarnings(stderr string) bool {
 		}
 	}
 	return true
+}
+
+// runKubectl runs kubectl against a served bundle, with a HOME of its own
+// (no cache or config of the machine's), and returns what it printed.
+func runKubectl(t *testing.T, kubectl, kubeconfig string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := exec.Command(kubectl, args...)
+	cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
 }

@@ -1,10 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,14 +45,10 @@ func TestServeCorpusLogs(t *testing.T) {
 				if l.Previous {
 					args = append(args, "--previous")
 				}
-				cmd := exec.Command(kubectl, args...)
-				cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				err := cmd.Run()
+				stdout, stderr, err := runKubectl(t, kubectl, kubeconfig, args...)
 				if l.Error {
-					if err == nil || !strings.Contains(stderr.String(), "were not collected in this support bundle: ") {
-						t.Errorf("kubectl %s (%s, a record of why it was not collected): %v\n%s", strings.Join(args, " "), l.Path, err, stderr.String())
+					if err == nil || !strings.Contains(stderr, "were not collected in this support bundle: ") {
+						t.Errorf("kubectl %s (%s, a record of why it was not collected): %v\n%s", strings.Join(args, " "), l.Path, err, stderr)
 					}
 					continue
 				}
@@ -63,8 +56,8 @@ func TestServeCorpusLogs(t *testing.T) {
 				if len(l.Ambiguous) > 0 {
 					wantErr = "Warning: " + l.Path + ", the file this support bundle holds for this log, names no namespace and may be the log of pod " + strings.Join(l.Ambiguous, ", ") + " instead: troubleshoot wrote the logs of pods of the same name to one file, the last one winning\n"
 				}
-				if err != nil || stdout.String() != contents[l.Path] || stderr.String() != wantErr {
-					t.Errorf("kubectl %s: %v, %d bytes, want the %d of %s\n%s", strings.Join(args, " "), err, stdout.Len(), len(contents[l.Path]), l.Path, stderr.String())
+				if err != nil || stdout != contents[l.Path] || stderr != wantErr {
+					t.Errorf("kubectl %s: %v, %d bytes, want the %d of %s\n%s", strings.Join(args, " "), err, len(stdout), len(contents[l.Path]), l.Path, stderr)
 				}
 			}
 			if asked != want[rb.Name] {

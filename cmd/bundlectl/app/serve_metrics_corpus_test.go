@@ -1,9 +1,6 @@
 package app
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,12 +20,7 @@ func TestKubectlTopCorpus(t *testing.T) {
 	kubectl := testenv.Kubectl(t)
 	top := func(t *testing.T, kubeconfig string, args ...string) (string, string, error) {
 		t.Helper()
-		cmd := exec.Command(kubectl, append([]string{"top"}, args...)...)
-		cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		return stdout.String(), stderr.String(), err
+		return runKubectl(t, kubectl, kubeconfig, append([]string{"top"}, args...)...)
 	}
 	fields := func(out string) [][]string {
 		var rows [][]string
