@@ -94,6 +94,16 @@ func (s *k9sSession) command(cmd string, want ...string) string {
 	return s.waitFor(":"+cmd, append([]string{cmd + "("}, want...)...)
 }
 
+// filter narrows the current view to the rows matching text ("/" then
+// the text) and waits until the row named selected shows.
+func (s *k9sSession) filter(text, selected string) {
+	s.t.Helper()
+	s.keys("/")
+	s.keys("-l", text)
+	s.keys("Enter")
+	s.waitFor("filter", selected)
+}
+
 // back leaves a describe or YAML view for the pods view it was opened
 // from. A lone Escape is the start of a key sequence to a terminal
 // until nothing follows, so the screen is polled, Escape sent again,
@@ -184,10 +194,7 @@ func TestK9s(t *testing.T) {
 			t.Errorf("nodes view: primary-node's CPU and MEM are %q and %q, not 46 and 703:\n%s", cpu, mem, screen)
 		}
 		s.command("pods", "coredns-56f6fc8fd7-p4x9z")
-		s.keys("/")
-		s.keys("-l", "coredns")
-		s.keys("Enter")
-		s.waitFor("filter", "coredns-56f6fc8fd7-p4x9z")
+		s.filter("coredns", "coredns-56f6fc8fd7-p4x9z")
 		s.keys("d")
 		s.waitFor("describe", "Describe(kube-system/coredns-56f6fc8fd7-p4x9z)", "Controlled By:", "ReplicaSet/coredns-56f6fc8fd7")
 		s.back()
@@ -199,10 +206,7 @@ func TestK9s(t *testing.T) {
 		kubeconfig, _ := serveCorpusForTest(t, filepath.Join(corpus, "troubleshoot-testdata-v0.50.0-2022-12/support-bundle.tar.gz"))
 		s := startK9s(t, bin, kubeconfig, "--readonly", "-n", "kube-system", "-c", "pods")
 		s.waitFor("pods view", "coredns-b96499967-tncf4")
-		s.keys("/")
-		s.keys("-l", "coredns")
-		s.keys("Enter")
-		s.waitFor("filter", "coredns-b96499967-tncf4")
+		s.filter("coredns", "coredns-b96499967-tncf4")
 		s.keys("l")
 		want := firstLogLine(t, filepath.Join(corpus, "troubleshoot-testdata-v0.50.0-2022-12/support-bundle.tar.gz"), "kube-system/coredns-b96499967-tncf4/coredns.log")
 		s.waitFor("logs", want)
