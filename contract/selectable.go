@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -62,74 +63,173 @@ func merge(ms ...map[string][]string) map[string][]string {
 
 var nameNS = self("metadata.name", "metadata.namespace")
 
-// builtinFieldSets lists every resource of kube-apiserver 1.37.1 that
-// registers its own field-label conversion (pkg/apis/*/*/conversion.go)
-// with the values its registry's GetAttrs computes (pkg/registry/**).
-// Everything else uses DefaultFieldSet.
-var builtinFieldSets = map[schema.GroupVersionResource]FieldSet{
-	// core/v1/conversion.go; registry/core/pod/strategy.go ToSelectableFields.
-	{Version: "v1", Resource: "pods"}: {
-		Fields: merge(nameNS, self("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-			"spec.hostNetwork", "status.phase", "status.nominatedNodeName"), map[string][]string{
-			// Internal pods only have podIPs; v1→internal conversion makes podIP the first.
-			"status.podIP":  {"status.podIP", "status.podIPs.0.ip"},
-			"status.podIPs": nil,
-		}),
+// builtinFieldSet is the field set of one served version of a built-in
+// resource over the minors where it was that.
+type builtinFieldSet struct {
+	gvr schema.GroupVersionResource
+	// since and upTo bound the minors (1.since to 1.upTo) this set holds
+	// for; 0 leaves that end open.
+	since, upTo int
+	set         FieldSet
+}
+
+func (b builtinFieldSet) holdsAt(minor int) bool {
+	return (b.since == 0 || minor >= b.since) && (b.upTo == 0 || minor <= b.upTo)
+}
+
+var (
+	podsFields = merge(nameNS, self("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+		"status.phase", "status.nominatedNodeName"), map[string][]string{
+		// Internal pods only have podIPs; v1→internal conversion makes podIP the first.
+		"status.podIP":  {"status.podIP", "status.podIPs.0.ip"},
+		"status.podIPs": nil,
+	})
+	// core/v1/conversion.go and events/v1*/conversion.go map onto
+	// registry/core/event/strategy.go's set: source falls back to
+	// reportingController.
+	coreEventFields = merge(nameNS, self(
+		"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+		"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+		"reason", "reportingComponent", "type"), map[string][]string{"source": {"source.component", "reportingComponent"}})
+	eventsFields = merge(nameNS, self(
+		"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "regarding.apiVersion",
+		"regarding.resourceVersion", "regarding.fieldPath", "reason", "reportingController", "type"))
+	signerFields   = self("metadata.name", "spec.signerName")
+	podCertFields  = merge(nameNS, self("spec.signerName", "spec.podName", "spec.nodeName"))
+	sliceFields    = self("metadata.name", "spec.nodeName", "spec.driver")
+	slicePoolField = merge(sliceFields, self("spec.pool.name"))
+)
+
+func sliceMsg(version string) string {
+	return "field label not supported for resource.k8s.io/" + version + ", Kind=ResourceSlice: %s"
+}
+
+// builtinFieldSets lists every resource of kube-apiserver 1.20 to 1.37
+// that registers its own field-label conversion (pkg/apis/*/*/conversion.go)
+// with the values its registry's GetAttrs computes (pkg/registry/**), as
+// each release's source has them. Everything else uses DefaultFieldSet.
+var builtinFieldSets = []builtinFieldSet{
+	// core/v1/conversion.go; registry/core/pod/strategy.go ToSelectableFields:
+	// spec.hostNetwork from 1.28.
+	{gvr: core("pods"), since: 28, set: FieldSet{
+		Fields:      merge(podsFields, self("spec.hostNetwork")),
 		Zero:        map[string]string{"spec.hostNetwork": "false"},
 		Aliases:     map[string]string{"spec.host": "spec.nodeName"},
 		Unsupported: msgNotSupported,
-	},
+	}},
+	{gvr: core("pods"), upTo: 27, set: FieldSet{
+		Fields:      podsFields,
+		Aliases:     map[string]string{"spec.host": "spec.nodeName"},
+		Unsupported: msgNotSupported,
+	}},
 	// registry/core/node/strategy.go: ObjectMetaFieldsSet(meta, false) has no namespace.
-	{Version: "v1", Resource: "nodes"}: {
+	{gvr: core("nodes"), set: FieldSet{
 		Fields:      self("metadata.name", "spec.unschedulable"),
 		Zero:        map[string]string{"spec.unschedulable": "false"},
 		Unsupported: msgNotSupported,
-	},
-	{Version: "v1", Resource: "replicationcontrollers"}: {
+	}},
+	{gvr: core("replicationcontrollers"), set: FieldSet{
 		Fields:      merge(nameNS, self("status.replicas")),
 		Zero:        map[string]string{"status.replicas": "0"},
 		Unsupported: msgNotSupported,
-	},
-	// registry/core/event/strategy.go: source falls back to reportingController.
-	{Version: "v1", Resource: "events"}: set(msgNotSupported, merge(nameNS, self(
-		"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
-		"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
-		"reason", "reportingComponent", "type"), map[string][]string{"source": {"source.component", "reportingComponent"}})),
-	{Version: "v1", Resource: "namespaces"}: set(msgNotSupported, self("metadata.name", "status.phase")),
-	{Version: "v1", Resource: "secrets"}:    set(msgNotSupported, merge(nameNS, self("type"))),
-	{Version: "v1", Resource: "services"}:   set(msgNotSupported, merge(nameNS, self("spec.clusterIP", "spec.type"))),
-	// events/v1/conversion.go maps its labels onto the core event field set.
-	{Group: "events.k8s.io", Version: "v1", Resource: "events"}: set(msgNotSupported, merge(nameNS, self(
-		"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "regarding.apiVersion",
-		"regarding.resourceVersion", "regarding.fieldPath", "reason", "reportingController", "type"))),
+	}},
+	{gvr: core("events"), set: set(msgNotSupported, coreEventFields)},
+	{gvr: core("namespaces"), set: set(msgNotSupported, self("metadata.name", "status.phase"))},
+	{gvr: core("secrets"), set: set(msgNotSupported, merge(nameNS, self("type")))},
+	// Services have a conversion of their own from 1.31; before, the default.
+	{gvr: core("services"), since: 31, set: set(msgNotSupported, merge(nameNS, self("spec.clusterIP", "spec.type")))},
+	// events/v1 and v1beta1 conversion.go map their labels onto the core
+	// event field set.
+	{gvr: gv("events.k8s.io", "v1", "events"), set: set(msgNotSupported, eventsFields)},
+	{gvr: gv("events.k8s.io", "v1beta1", "events"), set: set(msgNotSupported, eventsFields)},
 	// batch/v1/conversion.go; registry/batch/job/strategy.go: status.successful = status.succeeded.
-	{Group: "batch", Version: "v1", Resource: "jobs"}: {
+	{gvr: gv("batch", "v1", "jobs"), since: 21, set: FieldSet{
 		Fields:      merge(nameNS, map[string][]string{"status.successful": {"status.succeeded"}}),
 		Zero:        map[string]string{"status.successful": "0"},
 		Unsupported: `field label %q not supported for Job`,
-	},
-	{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}:      set(msgNotSupported, self("metadata.name", "spec.signerName")),
-	{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "certificatesigningrequests"}: set(msgNotSupported, self("metadata.name", "spec.signerName")),
-	{Group: "certificates.k8s.io", Version: "v1", Resource: "clustertrustbundles"}:             set(msgNotSupported, self("metadata.name", "spec.signerName")),
-	{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "clustertrustbundles"}:        set(msgNotSupported, self("metadata.name", "spec.signerName")),
-	{Group: "certificates.k8s.io", Version: "v1alpha1", Resource: "clustertrustbundles"}:       set(msgNotSupported, self("metadata.name", "spec.signerName")),
-	{Group: "certificates.k8s.io", Version: "v1", Resource: "podcertificaterequests"}: set(msgNotSupported,
-		merge(nameNS, self("spec.signerName", "spec.podName", "spec.nodeName"))),
-	{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "podcertificaterequests"}: set(msgNotSupported,
-		merge(nameNS, self("spec.signerName", "spec.podName", "spec.nodeName"))),
-	{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"}: set("field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: %s",
-		self("metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name")),
-	{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceslices"}: set("field label not supported for resource.k8s.io/v1beta1, Kind=ResourceSlice: %s",
-		self("metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name")),
-	{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceslices"}: set("field label not supported for resource.k8s.io/v1beta2, Kind=ResourceSlice: %s",
-		self("metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name")),
+	}},
+	{gvr: gv("batch", "v1", "jobs"), upTo: 20, set: FieldSet{
+		Fields:      merge(nameNS, map[string][]string{"status.successful": {"status.succeeded"}}),
+		Zero:        map[string]string{"status.successful": "0"},
+		Unsupported: `field label %q not supported for batchv1.Job`,
+	}},
+	// batch/v1beta1/conversion.go accepts status.successful for CronJob,
+	// whose registry's set has only the object meta: it compares as "".
+	{gvr: gv("batch", "v1beta1", "cronjobs"), set: set(`field label %q not supported for "CronJob"`,
+		merge(nameNS, map[string][]string{"status.successful": nil}))},
+	{gvr: gv("certificates.k8s.io", "v1", "certificatesigningrequests"), set: set(msgNotSupported, signerFields)},
+	{gvr: gv("certificates.k8s.io", "v1beta1", "certificatesigningrequests"), set: set(msgNotSupported, signerFields)},
+	{gvr: gv("certificates.k8s.io", "v1", "clustertrustbundles"), set: set(msgNotSupported, signerFields)},
+	{gvr: gv("certificates.k8s.io", "v1beta1", "clustertrustbundles"), set: set(msgNotSupported, signerFields)},
+	{gvr: gv("certificates.k8s.io", "v1alpha1", "clustertrustbundles"), set: set(msgNotSupported, signerFields)},
+	{gvr: gv("certificates.k8s.io", "v1", "podcertificaterequests"), set: set(msgNotSupported, podCertFields)},
+	{gvr: gv("certificates.k8s.io", "v1beta1", "podcertificaterequests"), set: set(msgNotSupported, podCertFields)},
+	{gvr: gv("certificates.k8s.io", "v1alpha1", "podcertificaterequests"), set: set(msgNotSupported, podCertFields)},
+	// resource/*/conversion.go: spec.pool.name from 1.37; v1alpha3 (1.31
+	// to 1.33) without it; v1alpha2 (1.30) had top-level nodeName and
+	// driverName.
+	{gvr: gv("resource.k8s.io", "v1", "resourceslices"), since: 37, set: set(sliceMsg("v1"), slicePoolField)},
+	{gvr: gv("resource.k8s.io", "v1", "resourceslices"), upTo: 36, set: set(sliceMsg("v1"), sliceFields)},
+	{gvr: gv("resource.k8s.io", "v1beta1", "resourceslices"), since: 37, set: set(sliceMsg("v1beta1"), slicePoolField)},
+	{gvr: gv("resource.k8s.io", "v1beta1", "resourceslices"), upTo: 36, set: set(sliceMsg("v1beta1"), sliceFields)},
+	{gvr: gv("resource.k8s.io", "v1beta2", "resourceslices"), since: 37, set: set(sliceMsg("v1beta2"), slicePoolField)},
+	{gvr: gv("resource.k8s.io", "v1beta2", "resourceslices"), upTo: 36, set: set(sliceMsg("v1beta2"), sliceFields)},
+	{gvr: gv("resource.k8s.io", "v1alpha3", "resourceslices"), set: set(sliceMsg("v1alpha3"), sliceFields)},
+	{gvr: gv("resource.k8s.io", "v1alpha2", "resourceslices"), set: set(sliceMsg("v1alpha2"), self("metadata.name", "nodeName", "driverName"))},
 }
 
-// BuiltinFieldSet returns the field set of a built-in resource of the
-// pinned release that has a conversion function of its own.
-func BuiltinFieldSet(gvr schema.GroupVersionResource) (FieldSet, bool) {
-	fs, ok := builtinFieldSets[gvr]
-	return fs, ok
+func core(resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Version: "v1", Resource: resource}
+}
+
+func gv(group, version, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+}
+
+// BuiltinFieldSet returns the field set of a built-in resource that has a
+// conversion function of its own, as kube-apiserver 1.minor had it (0: the
+// pinned release; minors outside 1.20 to the pin: the nearest of them).
+func BuiltinFieldSet(gvr schema.GroupVersionResource, minor int) (FieldSet, bool) {
+	oldest, pinned := MinorNumber(OldestMinor), MinorNumber(PinnedMinor)
+	switch {
+	case minor == 0 || minor > pinned:
+		minor = pinned
+	case minor < oldest:
+		minor = oldest
+	}
+	for _, b := range builtinFieldSets {
+		if b.gvr == gvr && b.holdsAt(minor) {
+			return b.set, true
+		}
+	}
+	return FieldSet{}, false
+}
+
+// BuiltinFieldLabels returns every label (and alias) some release from
+// 1.20 to the pin accepts for gvr through a conversion of its own: what a
+// collector probes a live server of unknown release for.
+func BuiltinFieldLabels(gvr schema.GroupVersionResource) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(l string) {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	for _, b := range builtinFieldSets {
+		if b.gvr != gvr {
+			continue
+		}
+		for l := range b.set.Fields {
+			add(l)
+		}
+		for l := range b.set.Aliases {
+			add(l)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // DefaultFieldSet is what the server applies to resources with no

@@ -21,7 +21,12 @@ func obj(t *testing.T, s string) map[string]interface{} {
 
 func builtin(t *testing.T, g, v, r string) contract.FieldSet {
 	t.Helper()
-	fs, ok := contract.BuiltinFieldSet(schema.GroupVersionResource{Group: g, Version: v, Resource: r})
+	return builtinAt(t, 0, g, v, r)
+}
+
+func builtinAt(t *testing.T, minor int, g, v, r string) contract.FieldSet {
+	t.Helper()
+	fs, ok := contract.BuiltinFieldSet(schema.GroupVersionResource{Group: g, Version: v, Resource: r}, minor)
 	if !ok {
 		t.Fatalf("no field set for %s/%s %s", g, v, r)
 	}
@@ -39,6 +44,8 @@ func TestFieldSetMessages(t *testing.T) {
 		{builtin(t, "", "v1", "nodes"), "metadata.namespace=x", "field label not supported: metadata.namespace"},
 		{builtin(t, "batch", "v1", "jobs"), "status.active=1", `field label "status.active" not supported for Job`},
 		{builtin(t, "resource.k8s.io", "v1", "resourceslices"), "spec.pool=x", "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool"},
+		{builtin(t, "resource.k8s.io", "v1", "resourceslices"), "spec.pool.name=x", ""},
+		{builtin(t, "", "v1", "services"), "spec.type=ClusterIP", ""},
 		{contract.DefaultFieldSet(true), "status.replicas=1", `"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"`},
 		{contract.DefaultFieldSet(false), "metadata.namespace=x", ""},
 		{contract.CustomResourceFieldSet(false, []string{".spec.color"}), "metadata.namespace=x", "field label not supported: metadata.namespace"},
@@ -133,5 +140,69 @@ func TestDiscoveredFieldSet(t *testing.T) {
 		if _, err := contract.ParseSelectableFieldsFile([]byte(bad)); err == nil {
 			t.Errorf("%s parsed", bad)
 		}
+	}
+}
+
+// TestFieldSetsPerMinor holds the differences of older releases' field
+// label conversions (each release's pkg/apis/*/*/conversion.go and
+// pkg/registry/**/strategy.go) to what their servers answered.
+func TestFieldSetsPerMinor(t *testing.T) {
+	cases := []struct {
+		minor     int
+		g, v, r   string
+		sel, want string
+	}{
+		// Services had no conversion of their own before 1.31 (the 1.24 server's answer, live).
+		{30, "", "v1", "services", "spec.type=ClusterIP", `"spec.type" is not a known field selector: only "metadata.name", "metadata.namespace"`},
+		{31, "", "v1", "services", "spec.type=ClusterIP", ""},
+		{27, "", "v1", "pods", "spec.hostNetwork=true", "field label not supported: spec.hostNetwork"},
+		{28, "", "v1", "pods", "spec.hostNetwork=true", ""},
+		{20, "batch", "v1", "jobs", "status.active=1", `field label "status.active" not supported for batchv1.Job`},
+		{21, "batch", "v1", "jobs", "status.active=1", `field label "status.active" not supported for Job`},
+		{12, "batch", "v1", "jobs", "status.active=1", `field label "status.active" not supported for batchv1.Job`}, // older than 1.20: 1.20's
+		{36, "resource.k8s.io", "v1", "resourceslices", "spec.pool.name=x", "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool.name"},
+		{33, "resource.k8s.io", "v1alpha3", "resourceslices", "spec.driver=x", ""},
+		{30, "resource.k8s.io", "v1alpha2", "resourceslices", "spec.driver=x", "field label not supported for resource.k8s.io/v1alpha2, Kind=ResourceSlice: spec.driver"},
+		{30, "resource.k8s.io", "v1alpha2", "resourceslices", "driverName=x", ""},
+		{24, "batch", "v1beta1", "cronjobs", "spec.schedule=x", `field label "spec.schedule" not supported for "CronJob"`},
+		{24, "batch", "v1beta1", "cronjobs", "status.successful=1", ""},
+		{24, "events.k8s.io", "v1beta1", "events", "regarding.kind=Pod", ""},
+		{99, "", "v1", "services", "spec.type=ClusterIP", ""}, // newer than the pin: the pin's
+	}
+	for _, c := range cases {
+		var fs contract.FieldSet
+		if c.g == "" && c.r == "services" && c.minor < 31 {
+			if _, ok := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "services"}, c.minor); ok {
+				t.Errorf("1.%d: services have a field set of their own", c.minor)
+			}
+			fs = contract.DefaultFieldSet(true)
+		} else {
+			fs = builtinAt(t, c.minor, c.g, c.v, c.r)
+		}
+		sel, err := fields.ParseSelector(c.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fs.Validate(sel); got != c.want {
+			t.Errorf("1.%d %s/%s %s %s: %q, want %q", c.minor, c.g, c.v, c.r, c.sel, got, c.want)
+		}
+	}
+	cron := builtinAt(t, 24, "batch", "v1beta1", "cronjobs")
+	if v, ok := cron.FieldValue(obj(t, `{"metadata":{"name":"c"},"status":{"succeeded":1}}`), "status.successful"); !ok || v != "" {
+		t.Errorf("CronJob status.successful = %q %v, want \"\" (not in its registry's set)", v, ok)
+	}
+}
+
+func TestBuiltinFieldLabelsSpanReleases(t *testing.T) {
+	got := contract.BuiltinFieldLabels(schema.GroupVersionResource{Version: "v1", Resource: "pods"})
+	want := map[string]bool{"spec.hostNetwork": true, "spec.host": true, "status.podIPs": true}
+	for _, l := range got {
+		delete(want, l)
+	}
+	if len(want) != 0 {
+		t.Errorf("pods labels %v lack %v", got, want)
+	}
+	if got := contract.BuiltinFieldLabels(schema.GroupVersionResource{Group: "batch", Version: "v1beta1", Resource: "cronjobs"}); len(got) != 3 {
+		t.Errorf("cronjobs v1beta1 labels %v", got)
 	}
 }

@@ -148,7 +148,7 @@ func TestFieldSelector(t *testing.T) {
 		selector string
 		fs       func() contract.FieldSet
 	}{
-		{"/api/v1/pods", "spec.nope=x", func() contract.FieldSet { fs, _ := contract.BuiltinFieldSet(servetest.PodsGVR); return fs }},
+		{"/api/v1/pods", "spec.nope=x", func() contract.FieldSet { fs, _ := contract.BuiltinFieldSet(servetest.PodsGVR, 0); return fs }},
 		{"/api/v1/namespaces/default/configmaps", "data.mode=x", func() contract.FieldSet { return contract.DefaultFieldSet(true) }},
 	} {
 		sel, err := fields.ParseSelector(tc.selector)

@@ -49,18 +49,12 @@ func parseCRDs(items []json.RawMessage) ([]crd, error) {
 
 // fieldCandidates are the labels worth probing: metadata.name and
 // metadata.namespace, every label (and alias) the contract knows for the
-// server's built-in resources, and every CRD version's selectable fields.
+// server's built-in resources in any release, and every CRD version's
+// selectable fields.
 func fieldCandidates(resources []resource, crds []crd) []string {
 	set := map[string]bool{"metadata.name": true, "metadata.namespace": true}
 	for _, r := range resources {
-		fs, ok := contract.BuiltinFieldSet(r.gvr)
-		if !ok {
-			continue
-		}
-		for l := range fs.Fields {
-			set[l] = true
-		}
-		for l := range fs.Aliases {
+		for _, l := range contract.BuiltinFieldLabels(r.gvr) {
 			set[l] = true
 		}
 	}

@@ -355,6 +355,12 @@ func crdSelectableFields(crds []apiextensionsv1.CustomResourceDefinition) map[sc
 // value of every label, so that no request decodes JSON.
 func (l *loader) chooseFieldSets(crds []apiextensionsv1.CustomResourceDefinition) {
 	crdFields := crdSelectableFields(crds)
+	// The built-in sets are the bundle's own release's (the pinned
+	// release's where its version is unknown).
+	minor := 0
+	if m, _, err := contract.TableMinor(l.x.Version.GitVersion); err == nil {
+		minor = contract.MinorNumber(m)
+	}
 	for gv, list := range l.x.Discovery.Resources {
 		group, version := splitGroupVersion(gv)
 		for _, api := range list {
@@ -374,7 +380,7 @@ func (l *loader) chooseFieldSets(crds []apiextensionsv1.CustomResourceDefinition
 			var known contract.FieldSet
 			if paths, ok := crdFields[gvr]; ok {
 				known = contract.CustomResourceFieldSet(api.Namespaced, paths)
-			} else if fs, ok := contract.BuiltinFieldSet(gvr); ok {
+			} else if fs, ok := contract.BuiltinFieldSet(gvr, minor); ok {
 				known = fs
 			} else {
 				known = contract.DefaultFieldSet(api.Namespaced)

@@ -38,9 +38,9 @@ func FuzzSelectors(f *testing.F) {
 	} {
 		f.Add(s[0], s[1], []byte(s[2]))
 	}
-	pods, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "pods"})
-	nodes, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "nodes"})
-	events, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "events"})
+	pods, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, 0)
+	nodes, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, 0)
+	events, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "events"}, 0)
 	sets := []struct {
 		set        contract.FieldSet
 		namespaced bool

@@ -1,13 +1,16 @@
 package index
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
 // TestFieldValuesExtractedAtLoad checks that loading leaves nothing for a
@@ -72,10 +75,10 @@ func TestFieldValuesAsTheContract(t *testing.T) {
 		}
 	}
 
-	pods, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "pods"})
-	nodes, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "nodes"})
-	jobs, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"})
-	events, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "events"})
+	pods, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, 0)
+	nodes, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, 0)
+	jobs, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, 0)
+	events, _ := contract.BuiltinFieldSet(schema.GroupVersionResource{Version: "v1", Resource: "events"}, 0)
 	custom := contract.CustomResourceFieldSet(true, []string{".spec.size", ".spec.ratio", ".spec.enabled", ".spec.tags", ".spec.nested", ".spec.big", ".spec.text"})
 	objects := func(items ...string) []*Object {
 		var out []*Object
@@ -106,4 +109,27 @@ func TestFieldValuesAsTheContract(t *testing.T) {
 		`{"apiVersion":"example.com/v1","kind":"W","metadata":{"name":"b"},"spec":{"size":-2.0,"ratio":1e-7,"tags":[],"nested":{},"big":12345678901234567890}}`,
 		`{"apiVersion":"example.com/v1","kind":"W","metadata":{"name":"c"},"spec":"not an object"}`,
 	))
+}
+
+// A bundle is selected with its own release's field sets: pods have
+// spec.hostNetwork only from 1.28.
+func TestFieldSetsOfTheBundlesMinor(t *testing.T) {
+	for _, tc := range []struct {
+		version     string
+		hostNetwork bool
+	}{{"v1.27.4", false}, {"v1.28.0", true}, {servetest.KubernetesVersion, true}} {
+		files := servetest.Small()
+		disc := files[contract.DiscoveryPath()]
+		files[contract.DiscoveryPath()] = bytes.Replace(disc, []byte(`"`+servetest.KubernetesVersion+`"`), []byte(`"`+tc.version+`"`), 1)
+		if bytes.Equal(disc, files[contract.DiscoveryPath()]) && tc.version != servetest.KubernetesVersion {
+			t.Fatal("the discovery document holds no kubernetesVersion to replace")
+		}
+		x := load(t, files.WriteDir(t, t.TempDir()))
+		pods := x.resources[schema.GroupResource{Resource: "pods"}]
+		sel := fields.OneTermEqualSelector("spec.hostNetwork", "true")
+		_, msg := pods.Select("v1", nil, sel)
+		if got := msg == ""; got != tc.hostNetwork {
+			t.Errorf("%s: spec.hostNetwork accepted %v (%q), want %v", tc.version, got, msg, tc.hostNetwork)
+		}
+	}
 }
