@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 	"k8s.io/kubernetes/pkg/apis/autoscaling"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/apis/resource"
 	"k8s.io/kubernetes/pkg/apis/storage"
 	storageutil "k8s.io/kubernetes/pkg/apis/storage/util"
 )
@@ -71,6 +72,21 @@ var cellChanges = []cellChange{
 		}
 		r := item.Spec.Resource
 		c.set("Resource", r.Resource+"."+r.Version+"."+r.Group)
+	}},
+	// 1.31 (resource.k8s.io/v1alpha3) still had deallocationRequested,
+	// which the pin's type lacks: read from the item.
+	{kind: "ResourceClaim", upTo: 31, fix: func(_ int, obj runtime.Object, c rowCells) {
+		var item struct {
+			Status struct {
+				DeallocationRequested bool `json:"deallocationRequested"`
+			} `json:"status"`
+		}
+		if c.raw != nil {
+			_ = json.Unmarshal(c.raw, &item) // the pinned printers read the same bytes
+		}
+		claim := obj.(*resource.ResourceClaim)
+		c.set("State", claimStateBefore132(claim.DeletionTimestamp != nil, claim.Status.Allocation != nil,
+			len(claim.Status.ReservedFor) > 0, item.Status.DeallocationRequested))
 	}},
 	// 1.34 added the SuccessCriteriaMet status, between FailureTarget and
 	// Running; the STATUS column itself came in 1.30.

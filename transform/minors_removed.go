@@ -14,10 +14,12 @@ import (
 )
 
 // removedKind is a kind that older releases served and printed but the
-// pinned release no longer has: the legacy scheme cannot decode it, so
-// its tables are rendered from the unstructured objects, by the cells its
-// releases' printers computed (written from their printers.go), under the
-// columns they declared (described per minor by minors_descriptions).
+// pinned release no longer has, or has only with other fields (DRA's
+// ResourceClaims before 1.31 named a ResourceClass, which the pin's types
+// cannot hold): the legacy scheme cannot decode it as those releases did,
+// so its tables are rendered from the unstructured objects, by the cells
+// its releases' printers computed (written from their printers.go), under
+// the columns they declared (described per minor by minors_descriptions).
 type removedKind struct {
 	// since and upTo are the minors whose printers rendered the kind.
 	since, upTo int
@@ -105,6 +107,48 @@ var removedKinds = map[schema.GroupKind]removedKind{
 			return []any{name, o.DriverName, age}
 		}),
 	},
+	// resource.k8s.io/v1alpha1 and v1alpha2 (1.26 to 1.30): claims named
+	// their ResourceClass and allocation mode, which the server defaulted
+	// to WaitForFirstConsumer (v1alpha2/defaults.go).
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}: {since: 26, upTo: 30,
+		columns: []metav1.TableColumnDefinition{nameColumn, plainColumn("ResourceClassName"), plainColumn("AllocationMode"),
+			plainColumn("State"), plainColumn("Age")},
+		cells: cellsOf(func(o *struct {
+			Metadata struct {
+				DeletionTimestamp *metav1.Time `json:"deletionTimestamp"`
+			} `json:"metadata"`
+			Spec   classAndMode `json:"spec"`
+			Status struct {
+				Allocation            *struct{} `json:"allocation"`
+				ReservedFor           []any     `json:"reservedFor"`
+				DeallocationRequested bool      `json:"deallocationRequested"`
+			} `json:"status"`
+		}, name, age string) []any {
+			st := o.Status
+			state := claimStateBefore132(o.Metadata.DeletionTimestamp != nil, st.Allocation != nil, len(st.ReservedFor) > 0, st.DeallocationRequested)
+			return []any{name, o.Spec.ResourceClassName, o.Spec.mode(), state, age}
+		}),
+	},
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}: {since: 26, upTo: 30,
+		columns: []metav1.TableColumnDefinition{nameColumn, plainColumn("ResourceClassName"), plainColumn("AllocationMode"), plainColumn("Age")},
+		cells: cellsOf(func(o *struct {
+			Spec struct {
+				Spec classAndMode `json:"spec"`
+			} `json:"spec"`
+		}, name, age string) []any {
+			return []any{name, o.Spec.Spec.ResourceClassName, o.Spec.Spec.mode(), age}
+		}),
+	},
+	// resource.k8s.io/v1alpha2 of 1.30: node and driver at the top level.
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}: {since: 30, upTo: 30,
+		columns: []metav1.TableColumnDefinition{nameColumn, plainColumn("Node"), plainColumn("Driver"), plainColumn("Age")},
+		cells: cellsOf(func(o *struct {
+			NodeName   string `json:"nodeName"`
+			DriverName string `json:"driverName"`
+		}, name, age string) []any {
+			return []any{name, o.NodeName, o.DriverName, age}
+		}),
+	},
 	// resource.k8s.io/v1alpha2 of 1.30.
 	{Group: "resource.k8s.io", Kind: "ResourceClaimParameters"}: {since: 30, upTo: 30,
 		columns: generatedFromColumns, cells: generatedFromCells},
@@ -137,6 +181,42 @@ var (
 		return []any{name, generatedFrom, age}
 	})
 )
+
+// claimStateBefore132 is resourceClaimState of 1.26 to 1.31, which
+// printed "deallocating" for an allocated claim that nothing reserved
+// once it was deleted or its driver was asked to deallocate.
+func claimStateBefore132(deleted, allocated, reserved, deallocationRequested bool) string {
+	var states []string
+	if deleted {
+		states = append(states, "deleted")
+	}
+	switch {
+	case !allocated && !deleted:
+		states = append(states, "pending")
+	case allocated:
+		states = append(states, "allocated")
+		if reserved {
+			states = append(states, "reserved")
+		} else if deleted || deallocationRequested {
+			states = append(states, "deallocating")
+		}
+	}
+	return strings.Join(states, ",")
+}
+
+// classAndMode is the ResourceClaimSpec of 1.26 to 1.30 as its printers read it.
+type classAndMode struct {
+	ResourceClassName string `json:"resourceClassName"`
+	AllocationMode    string `json:"allocationMode"`
+}
+
+// mode is the allocation mode as the server, which defaulted it, stored it.
+func (c classAndMode) mode() string {
+	if c.AllocationMode == "" {
+		return "WaitForFirstConsumer"
+	}
+	return c.AllocationMode
+}
 
 // ruleOnly is a PodSecurityPolicy strategy, of which the printer shows the rule.
 type ruleOnly struct {

@@ -326,6 +326,11 @@ func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor,
 		return t, ConvertorDefinitions, err
 	case storageConvertors[gr] == "":
 		gvk := l.GVR.GroupVersion().WithKind(l.Kind)
+		// First: the minor's own printer of a kind the pin has with other fields.
+		if k, ok := removedKindFor(gvk.GroupKind(), r.minor); ok {
+			t, err := r.removedTable(l, k)
+			return t, ConvertorPrinters, err
+		}
 		if _, withPrinter, ok := newInternalList(gvk); ok && withPrinter {
 			t, err := r.internalTable(l, printerStorage)
 			return t, ConvertorPrinters, err
@@ -338,10 +343,6 @@ func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor,
 					return t, ConvertorPrinters, nil
 				}
 			}
-		}
-		if k, ok := removedKindFor(gvk.GroupKind(), r.minor); ok {
-			t, err := r.removedTable(l, k)
-			return t, ConvertorPrinters, err
 		}
 	}
 	t, err := r.defaultTable(l)
