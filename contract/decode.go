@@ -130,6 +130,12 @@ func decodeObject(data []byte) (*List, error) {
 		l.note(&seen, name, "", -1, "")
 		return true
 	})
+	if items == nil && isEmptyList(&top) {
+		// A list type whose items are omitempty (1.26's
+		// admissionregistration.k8s.io/v1alpha1 lists, for one): the
+		// server wrote an empty list without them.
+		items = []byte("null")
+	}
 	if items == nil {
 		if top.metadata == nil || string(top.metadata) == "null" {
 			return nil, fmt.Errorf("object has neither items nor metadata: %w", ErrNotAList)
@@ -161,6 +167,20 @@ func decodeObject(data []byte) (*List, error) {
 		return l, l.setItems(elements)
 	}
 	return nil, fmt.Errorf("items is not an array: %w", ErrNotAList)
+}
+
+// isEmptyList says whether an object without items is a list: its kind
+// ends in "List" and its metadata (a ListMeta) names nothing.
+func isEmptyList(top *item) bool {
+	if !strings.HasSuffix(rawjson.String(top.kind), "List") || rawjson.String(top.apiVersion) == "" {
+		return false
+	}
+	var named bool
+	rawjson.EachMember(top.metadata, func(m rawjson.Member) bool {
+		named = named || m.Is("name")
+		return !named
+	})
+	return !named
 }
 
 // keyOf is the one of names that the member's key is, or "".

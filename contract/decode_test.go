@@ -23,6 +23,8 @@ func TestDecodeListShapes(t *testing.T) {
 	}{
 		{"typed list", `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"687"},"items":[{"metadata":{"name":"a"}}]}`, contract.FormatJSON, contract.ShapeTypedList, 1, "687", "PodList", ""},
 		{"items null (2025 bundles)", `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"687"},"items":null}`, contract.FormatJSON, contract.ShapeTypedList, 0, "687", "PodList", ""},
+		{"empty list without items (1.26's admissionregistration v1alpha1 lists omit them)", `{"kind":"ValidatingAdmissionPolicyList","apiVersion":"admissionregistration.k8s.io/v1alpha1","metadata":{"resourceVersion":"471"}}`, contract.FormatJSON, contract.ShapeTypedList, 0, "471", "ValidatingAdmissionPolicyList", ""},
+		{"an object whose kind ends in List is still an object", `{"kind":"WidgetList","apiVersion":"x/v1","metadata":{"name":"w"}}`, contract.FormatJSON, contract.ShapeObject, 1, "", "", ""},
 		{"untyped list (CRDs before 2025)", `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a.b.c"}}]}`, contract.FormatJSON, contract.ShapeUntypedList, 1, "9", "", ""},
 		{"bare array (before v0.28.1)", `[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]`, contract.FormatJSON, contract.ShapeArray, 2, "", "", ""},
 		{"empty bare array", "[]\n", contract.FormatJSON, contract.ShapeArray, 0, "", "", ""},
