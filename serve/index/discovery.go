@@ -244,13 +244,15 @@ func writesNullCreation(v version.Info) bool {
 }
 
 // aggregatedFormats are the versions of aggregated discovery a server of
-// version v offered: v2beta1 from 1.26 (until AggregatedDiscoveryRemoveBetaType
-// turned it off by default in 1.33), v2 from 1.30. A bundle that does not
+// version v offered: v2beta1 from 1.27, when AggregatedDiscoveryEndpoint
+// went beta and on by default (1.26 had it alpha, off), until
+// AggregatedDiscoveryRemoveBetaType turned it off by default in 1.33; v2
+// from 1.30. A bundle that does not
 // tell its version gets both.
 func aggregatedFormats(v version.Info) map[string]bool {
 	major, minor, err := deprecation.MajorMinor(v)
 	if err != nil || major != 1 {
 		return map[string]bool{"v2": true, "v2beta1": true}
 	}
-	return map[string]bool{"v2": minor >= 30, "v2beta1": minor >= 26 && minor < 33}
+	return map[string]bool{"v2": minor >= 30, "v2beta1": minor >= 27 && minor < 33}
 }

@@ -10,15 +10,18 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 )
 
-// The aggregated formats follow the bundle's server: v2beta1 went away by
-// default in 1.33 (AggregatedDiscoveryRemoveBetaType), v2 came in 1.30.
+// The aggregated formats follow the bundle's server: v2beta1 came on by
+// default in 1.27 (the live 1.26 answered it with the plain APIGroupList)
+// and went away by default in 1.33 (AggregatedDiscoveryRemoveBetaType), v2
+// came in 1.30.
 func TestAggregatedFormats(t *testing.T) {
 	for _, tc := range []struct {
 		major, minor string
 		v2, v2beta1  bool
 	}{
 		{"1", "35", true, false}, {"1", "33+", true, false}, {"1", "31", true, true},
-		{"1", "28", false, true}, {"1", "24", false, false}, {"", "", true, true},
+		{"1", "28", false, true}, {"1", "27", false, true}, {"1", "26", false, false}, {"1", "24", false, false},
+		{"", "", true, true},
 	} {
 		got := aggregatedFormats(version.Info{Major: tc.major, Minor: tc.minor})
 		if got["v2"] != tc.v2 || got["v2beta1"] != tc.v2beta1 {
