@@ -37,6 +37,10 @@ type List struct {
 	// ResourceVersion of the list, when the file says.
 	ResourceVersion string
 	Items           []json.RawMessage
+	// NoItems is set for an empty list written without items: a list
+	// type whose items are omitempty (1.26's admissionregistration
+	// v1alpha1 lists), which a server serving it writes so when empty.
+	NoItems bool
 
 	types []itemType // apiVersion and kind of each item, as it says
 	// duplicates counts the members readers use that occur more than
@@ -134,7 +138,7 @@ func decodeObject(data []byte) (*List, error) {
 		// A list type whose items are omitempty (1.26's
 		// admissionregistration.k8s.io/v1alpha1 lists, for one): the
 		// server wrote an empty list without them.
-		items = []byte("null")
+		items, l.NoItems = []byte("null"), true
 	}
 	if items == nil {
 		if top.metadata == nil || string(top.metadata) == "null" {

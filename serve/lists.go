@@ -102,6 +102,10 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) e
 			appendUnstructuredList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), s.unstructuredListMeta(pm), page)
 			break
 		}
+		if len(page) == 0 && req.res.OmitsEmptyItems(req.gvr.Version) {
+			appendItemlessList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), meta)
+			break
+		}
 		appendList(b, req.api.Kind+"List", req.gvr.GroupVersion().String(), meta, page, func(o *index.Object) { b.add(o.Item) })
 	case "PartialObjectMetadataList":
 		appendList(b, "PartialObjectMetadataList", t.groupVersion, meta, page, func(o *index.Object) { appendPartial(b, o, t.groupVersion) })
@@ -273,8 +277,7 @@ func decodeContinue(token string) (string, error) {
 // appendList renders a list envelope the way the server's encoder writes
 // it: kind, apiVersion, metadata, items.
 func appendList(b *body, kind, apiVersion string, meta []byte, objs []*index.Object, item func(*index.Object)) {
-	b.addString(`{"kind":` + quote(kind) + `,"apiVersion":` + quote(apiVersion) + `,"metadata":`)
-	b.add(meta)
+	appendListHead(b, kind, apiVersion, meta)
 	b.addString(`,"items":[`)
 	b.grow(4*len(objs) + 1)
 	for i, o := range objs {
@@ -284,6 +287,19 @@ func appendList(b *body, kind, apiVersion string, meta []byte, objs []*index.Obj
 		item(o)
 	}
 	b.addString("]}\n")
+}
+
+// appendItemlessList renders an empty list of a type whose items are
+// omitempty, as the server's encoder writes it: without items.
+func appendItemlessList(b *body, kind, apiVersion string, meta []byte) {
+	appendListHead(b, kind, apiVersion, meta)
+	b.addString("}\n")
+}
+
+// appendListHead opens a list envelope: kind, apiVersion, metadata.
+func appendListHead(b *body, kind, apiVersion string, meta []byte) {
+	b.addString(`{"kind":` + quote(kind) + `,"apiVersion":` + quote(apiVersion) + `,"metadata":`)
+	b.add(meta)
 }
 
 // appendUnstructuredList renders a custom resource list as the server

@@ -272,3 +272,26 @@ func TestGzip(t *testing.T) {
 		}
 	}
 }
+
+// A list type whose items are omitempty (1.26's admissionregistration
+// v1alpha1 lists) was written without items when empty; the bundle shows
+// it, and the served bundle writes every empty list of it so, as the live
+// 1.26 did (kubectl then prints it as one nameless item, as against the
+// live server).
+func TestEmptyListWithoutItems(t *testing.T) {
+	files := servetest.Small()
+	files["cluster-resources/secrets/default.json"] = []byte(`{"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"7"}}`)
+	srv := newHandlerServer(t, load(t, files.WriteDir(t, t.TempDir())))
+	r := get(t, srv, "/api/v1/namespaces/default/secrets", "Accept: application/json")
+	if !regexp.MustCompile(`^\{"kind":"SecretList","apiVersion":"v1","metadata":\{"resourceVersion":"[0-9]+"\}\}\n$`).MatchString(r.body) {
+		t.Errorf("empty list of an items-less file: %s", r.body)
+	}
+	// Other resources' empty lists keep their items.
+	if r := get(t, srv, "/api/v1/namespaces/nowhere/configmaps", "Accept: application/json"); !strings.HasSuffix(r.body, `"items":[]}`+"\n") {
+		t.Errorf("empty configmaps: %s", r.body)
+	}
+	// The table of the list is unchanged.
+	if r := get(t, srv, "/api/v1/namespaces/default/secrets", "Accept: application/json;as=Table;v=v1;g=meta.k8s.io"); !strings.Contains(r.body, `"rows":[]`) {
+		t.Errorf("table: %s", r.body)
+	}
+}

@@ -47,6 +47,12 @@ func (l *loader) assemble() {
 			r.listedIn = map[string]bool{}
 		}
 		r.listedIn[list.key.Namespace] = true
+		if list.noItems {
+			if r.noItems == nil {
+				r.noItems = map[string]bool{}
+			}
+			r.noItems[list.gvr.Version] = true
+		}
 		listRes[list.key] = r
 		if r.versions == nil {
 			r.versions = map[string]bool{}

@@ -80,6 +80,10 @@ type Resource struct {
 	// versions are the versions of the group its objects are stored at
 	// ("" for objects of a list that does not say).
 	versions map[string]bool
+	// noItems are the versions whose empty lists the bundle holds without
+	// items (contract.List.NoItems): their list type's items are
+	// omitempty, so the server wrote every empty list of them so.
+	noItems map[string]bool
 	// notConverted is set on the Resource of a version discovery
 	// advertises that no object is stored at and no converted list
 	// holds: it has no objects, and this is its Warning.
@@ -250,6 +254,12 @@ func (o *Object) LeanMetadata() (head, tail []byte) {
 		return o.Metadata(), nil
 	}
 	return o.Item[o.metaStart:o.mfStart], o.Item[o.mfEnd:o.metaEnd]
+}
+
+// OmitsEmptyItems says whether the server wrote an empty list of the
+// resource at version without items, as the bundle shows it did.
+func (r *Resource) OmitsEmptyItems(version string) bool {
+	return r.noItems[version]
 }
 
 // Columns is the compact JSON array of the column definitions of the

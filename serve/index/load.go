@@ -90,7 +90,9 @@ type loadedList struct {
 	// converted is set for a list the upgrade converted to another
 	// group version (contract.Classification.Converted).
 	converted bool
-	objects   []*loadedObject
+	// noItems: the file was an empty list without items (contract.List.NoItems).
+	noItems bool
+	objects []*loadedObject
 }
 
 // loadedObject is an object as decoded from its file, before discovery
@@ -295,7 +297,7 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 	if err := list.DuplicateKeys(); err != nil {
 		l.warn(rel, err)
 	}
-	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, list), kind: contract.ListKind(c, list), custom: c.Custom, converted: c.Converted}
+	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, list), kind: contract.ListKind(c, list), custom: c.Custom, converted: c.Converted, noItems: list.NoItems}
 	if out.gvr.Group == "" && out.gvr.Resource == "pods" && !c.Converted {
 		l.logs.addPods(contract.PodsOf(list))
 	}
