@@ -127,6 +127,29 @@ func TestJSONResourceVersion(t *testing.T) {
 	}
 }
 
+// kubectl -o json prints an empty list written without items (1.26's
+// admissionregistration v1alpha1 lists) as one item, the list itself:
+// its revision moves too, and nothing else is forgiven.
+func TestTextResourceVersionOfKubectlJSON(t *testing.T) {
+	doc := func(listRV, itemRV string) string {
+		return "{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n        {\n            \"apiVersion\": \"admissionregistration.k8s.io/v1alpha1\",\n" +
+			"            \"kind\": \"ValidatingAdmissionPolicyList\",\n            \"metadata\": {\n                \"resourceVersion\": \"" + listRV + "\"\n            }" + itemRV + "\n        }\n    ],\n" +
+			"    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n"
+	}
+	n := newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
+	if l, s := n.text(doc("478", ""), doc("472", "")); l != s {
+		t.Errorf("the list's revision was not forgiven:\n%s", cmpDiff(lines(l), lines(s)))
+	}
+	n = newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
+	if l, s := n.text(doc("478", `,\n            "x": 1`), doc("472", `,\n            "x": 2`)); l == s {
+		t.Error("a difference besides the revision was forgiven")
+	}
+	n = newNormalizer(nil, window{0, 0}, window{})
+	if l, s := n.text(doc("478", ""), doc("472", "")); l == s {
+		t.Error("forgiven without the normalization")
+	}
+}
+
 func TestJSONManagedFieldsTimeAndAges(t *testing.T) {
 	live := decode(t, `{"kind":"Table","rows":[{"cells":["web","2m19s"],"object":{"metadata":{"name":"web","managedFields":[{"manager":"kubectl","time":"2026-11-23T07:00:00Z"}]}}}]}`)
 	served := decode(t, `{"kind":"Table","rows":[{"cells":["web","2s"],"object":{"metadata":{"name":"web","managedFields":[{"manager":"kubectl","time":"2026-11-23T06:00:00Z"}]}}}]}`)
