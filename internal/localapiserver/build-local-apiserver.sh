@@ -78,12 +78,15 @@ if [[ ! $K8S_VERSION =~ ^v1\.([0-9]+)\.([0-9]+)$ ]]; then
 fi
 minor=${BASH_REMATCH[1]}
 STAGING_VERSION=v0.$minor.${BASH_REMATCH[2]}
-# Modules the wrapper needs newer than the release pins (require=).
+# Modules the wrapper needs newer than the release pins (require=), and
+# build tags (tags=).
 extra_reqs=()
+build_tags=
 for kv in $(release_line "1.$minor"); do
-	if [[ $kv == require=* ]]; then
-		IFS=, read -r -a extra_reqs <<<"${kv#require=}"
-	fi
+	case $kv in
+	require=*) IFS=, read -r -a extra_reqs <<<"${kv#require=}" ;;
+	tags=*) build_tags=${kv#tags=} ;;
+	esac
 done
 
 dest="${dest:-${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/$K8S_VERSION}"
@@ -210,6 +213,14 @@ build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 			local m=${req%@*} v=${req#*@}
 			if go mod download "$req" >/dev/null 2>&1; then
 				go mod edit -require="$req"
+				# Up to 1.22 k8s.io/kubernetes's go.mod is not pruned
+				# (go 1.16): the go command reads the go.mod of every
+				# version it names, the staging modules' v0.0.0 too,
+				# which no proxy serves. The wrapper maps it to the
+				# release's.
+				if [[ $m == k8s.io/* && $m != k8s.io/kubernetes ]]; then
+					go mod edit -replace="$m@v0.0.0=$req"
+				fi
 			else
 				# Not on the proxy at this version: an empty module stands
 				# in; the program built never imports it.
@@ -226,14 +237,21 @@ build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 			openapi_pkgs "$@" >"$work/openapi-pkgs"
 			sed 's/.*/import _ "&"/' "$work/openapi-pkgs" >>tools.go
 		fi
-		go mod tidy >/dev/null
+		if [[ -n $build_tags ]]; then
+			# tidy reads the files of every tag: the imports only the
+			# files the tags leave out have (of a module the proxy lacks)
+			# are not an error.
+			go mod tidy -e >/dev/null 2>&1
+		else
+			go mod tidy >/dev/null
+		fi
 		local mod=mod
 		if $gen; then
 			generate_openapi
 			mod=vendor
 		fi
 		echo "building $name from $pkg"
-		CGO_ENABLED=0 go build -mod=$mod -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg"
+		CGO_ENABLED=0 go build -mod=$mod -trimpath ${build_tags:+-tags "$build_tags"} -ldflags "$ldflags" -o "$tmp" "$pkg"
 	)
 	mv -f "$tmp" "$dest/$name"
 }
@@ -247,7 +265,14 @@ for vpkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	k8s_ldflags+=" -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
 done
 reqs=("k8s.io/kubernetes@$K8S_VERSION")
-for m in "${staging[@]}"; do reqs+=("k8s.io/$m@$STAGING_VERSION"); done
+for m in "${staging[@]}"; do
+	# A staging module releases.txt requires at another version (the
+	# proxy lacks the release's own) is required at that one only.
+	for x in "${extra_reqs[@]}"; do
+		[[ ${x%@*} == "k8s.io/$m" ]] && continue 2
+	done
+	reqs+=("k8s.io/$m@$STAGING_VERSION")
+done
 reqs+=("${extra_reqs[@]}")
 apiserver_built() {
 	local k

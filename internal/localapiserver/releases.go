@@ -51,7 +51,7 @@ func parseReleases(data []byte) []Release {
 			switch k {
 			case "gates":
 				r.FeatureGates = strings.Split(v, ",")
-			case "require": // the build script's
+			case "require", "tags": // the build script's
 			default:
 				panic(fmt.Sprintf("releases.txt:%d: unknown key %q", i+1, k))
 			}
