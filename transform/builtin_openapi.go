@@ -81,7 +81,8 @@ func loadBuiltinOpenAPI(minor int) (*builtinOpenAPI, error) {
 			out.v3[strings.TrimSuffix(p, ".json")] = body
 		}
 	}
-	if out.v2 == nil || out.v3["api/v1"] == nil {
+	// Releases before 1.24 served no /openapi/v3: their data is v2 alone.
+	if out.v2 == nil || out.v3["api/v1"] == nil && builtinMinor(minor) >= openAPIV3Since {
 		return nil, fmt.Errorf("the embedded %s lacks v2.json or v3/api/v1.json", file)
 	}
 	return out, nil
