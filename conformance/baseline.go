@@ -37,7 +37,7 @@ type BaselineEntry struct {
 	Output string `json:"output,omitempty"`
 	// Changes, when set, must occur in every line the diff marks as
 	// changed ("-" or "+"): the entry then accepts only that difference,
-	// not another one in the same output.
+	// not another one in the same output. "a|b" means a or b.
 	Changes string `json:"changes,omitempty"`
 	// Since and UpTo, when set, limit the entry to live clusters of those
 	// Kubernetes minors ("1.37"): a divergence of what one release serves
@@ -124,12 +124,21 @@ func everyChangeContains(diff, text string) bool {
 		if !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "+") {
 			continue
 		}
-		if !strings.Contains(t, text) {
+		if !containsAny(t, strings.Split(text, "|")) {
 			return false
 		}
 		n++
 	}
 	return n > 0
+}
+
+func containsAny(s string, texts []string) bool {
+	for _, t := range texts {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // String names the entry in reports.
