@@ -129,3 +129,23 @@ func TestBaselineMinors(t *testing.T) {
 		t.Error("upTo: latest was taken")
 	}
 }
+
+// changes accepts a diff only when every changed line holds its text, or
+// one of its "|" alternatives.
+func TestBaselineChanges(t *testing.T) {
+	diff := "  {\n-   \"scope\": null,\n+   \"scope\": \"Cluster\",\n    \"name\": \"x\",\n"
+	for changes, want := range map[string]bool{
+		"scope":             true,
+		"null|Cluster":      true,
+		"null":              false,
+		"name":              false,
+		"other|scope|again": true,
+	} {
+		if got := everyChangeContains(diff, changes); got != want {
+			t.Errorf("%q: %v, want %v", changes, got, want)
+		}
+	}
+	if everyChangeContains("  unchanged\n", "x") {
+		t.Error("a diff without changed lines was accepted")
+	}
+}
