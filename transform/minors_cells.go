@@ -320,3 +320,28 @@ func anyPodConditionTrue(pod *api.Pod, t api.PodConditionType) bool {
 	}
 	return false
 }
+
+// metadataForMinor changes a row's object metadata where the pinned
+// decoding gives it what the minor's server did not: 1.21 labelled every
+// namespace with kubernetes.io/metadata.name (NamespaceDefaultLabelName),
+// which the pinned defaulting adds as it decodes; a 1.20 namespace had the
+// label only where someone set it, as its item shows.
+func metadataForMinor(minor int, kind string, partial *metav1.PartialObjectMetadata, raw json.RawMessage) {
+	if minor > 20 || kind != "Namespace" || raw == nil {
+		return
+	}
+	var item struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &item) != nil {
+		return
+	}
+	if _, set := item.Metadata.Labels[corev1.LabelMetadataName]; !set {
+		delete(partial.Labels, corev1.LabelMetadataName)
+		if len(partial.Labels) == 0 {
+			partial.Labels = nil
+		}
+	}
+}

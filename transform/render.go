@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -395,6 +396,9 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 		}
 		partials[obj] = partial.DeepCopy()
 		raws[obj] = rawOf[items[i]]
+		if s.printers {
+			metadataForMinor(r.minor, strings.TrimSuffix(kindOf(list), "List"), partials[obj], raws[obj])
+		}
 	}
 	convert := func() (*metav1.Table, error) {
 		table, err := s.convert(list)
