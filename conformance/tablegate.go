@@ -339,6 +339,10 @@ func compareTables(server, synth []byte, n *normalizer) ([]Divergence, error) {
 		}
 	}
 	add("type", s.APIVersion+" "+s.Kind, g.APIVersion+" "+g.Kind)
+	// The Table's revision, where resourceVersion applies (a converted
+	// list: the server's LIST ran at a later revision than the one the
+	// upgrade converted, and leases move it between the two).
+	n.walk(map[string]any{"kind": "Table", "metadata": s.Metadata}, map[string]any{"kind": "Table", "metadata": g.Metadata}, nil)
 	add("metadata", s.Metadata, g.Metadata)
 	add("columnDefinitions", s.ColumnDefinitions, g.ColumnDefinitions)
 	var sr, gr []wireRow

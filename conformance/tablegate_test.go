@@ -129,3 +129,15 @@ func TestStripContract(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+// A converted list's Table revision is forgiven with resourceVersion (the
+// server's LIST ran later than the one converted), and only then.
+func TestCompareTablesRevision(t *testing.T) {
+	moved := strings.Replace(serverTable, `"resourceVersion":"528"`, `"resourceVersion":"529"`, 1)
+	if d, n := compareTablesText(t, serverTable, moved, []string{NormResourceVersion}, 0); len(d) != 0 || n.counts[NormResourceVersion] != 1 {
+		t.Errorf("a moved revision was not forgiven (%v): %+v", n.counts, d)
+	}
+	if d, _ := compareTablesText(t, serverTable, moved, nil, 0); len(d) != 1 || d[0].Output != "metadata" {
+		t.Errorf("a moved revision was forgiven without the normalization: %+v", d)
+	}
+}
