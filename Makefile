@@ -70,8 +70,9 @@ load:
 # The hostile cases of issue #18 at the sizes it measured, one at a time
 # (about 10 minutes): one 400 MB object (a ConfigMap, a Secret, a custom
 # resource), 300 MB decoys of the early-read files, 600 PAX records of
-# 1 MB. Logs each command's peak RSS per case; the default suite runs the
-# same cases scaled down.
+# 1 MB, a 200 MB CRD list (many CRDs, or two of huge schemas). Logs each
+# command's peak RSS per case; the default suite runs the same cases
+# scaled down.
 hostile-long:
 	BUNDLECTL_HOSTILE_LONG=1 $(GO) test -count=1 -run '^TestHostileBundles$$' -v -timeout 60m ./cmd/bundlectl/app/
 

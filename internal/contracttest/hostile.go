@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -77,6 +79,10 @@ type HostileOptions struct {
 	// PAXEntries is the number of entries of the PAX cases; 0 means
 	// PAXEntriesDefault.
 	PAXEntries int
+	// CRDListSize is the size of the CRD list of the CRD cases (many
+	// CRDs of large schemas, or two CRDs of huge ones); 0 means
+	// CRDListDefault.
+	CRDListSize int64
 }
 
 const (
@@ -98,6 +104,9 @@ const (
 	// (make hostile-long).
 	PAXEntriesDefault = 40
 	PAXRecordSize     = 1_000_000
+	// CRDListDefault keeps the default suite fast; issue #18 measured a
+	// 200 MB CRD list (make hostile-long).
+	CRDListDefault = 48 << 20
 )
 
 // HostileRoot is the root folder of every hostile bundle; its name tells
@@ -140,6 +149,9 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	}
 	if opts.PAXEntries == 0 {
 		opts.PAXEntries = PAXEntriesDefault
+	}
+	if opts.CRDListSize == 0 {
+		opts.CRDListSize = CRDListDefault
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -314,7 +326,11 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range append(append(more, early...), pax...) {
+	crdCases, err := crdListCases(base, opts.CRDListSize)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range slices.Concat(more, early, pax, crdCases) {
 		if err := add(c.h, c.data); err != nil {
 			return nil, err
 		}
@@ -355,6 +371,102 @@ func bigObjectCases(base []File, crd File, size int64) ([]built, error) {
 			Big: size, BigList: c.list}, data})
 	}
 	return out, nil
+}
+
+// crdListCases are bundles whose CRD list is size bytes, in the two
+// shapes a large list takes: many CRDs of large schemas, each served at
+// two versions with a schema each (as operators ship them: a few hundred
+// kilobytes per CRD), and two CRDs of huge schemas. Every CRD is
+// established and structural, so that its table, discovery and OpenAPI
+// documents are made without a problem.
+func crdListCases(base []File, size int64) ([]built, error) {
+	const perCRD = 400_000 // the many-CRD shape's size of each CRD
+	many := max(1, int(size/perCRD))
+	var out []built
+	for _, c := range []struct {
+		name     string
+		crds     int
+		versions []string
+	}{
+		{"big-crd-list-many", many, []string{"v1", "v1beta1"}},
+		{"big-crd-list-huge", 2, []string{"v1"}},
+	} {
+		list := crdList(c.crds, c.versions, size)
+		data, err := tgzFast(append(append([]File(nil), base...), File{Name: HostileRoot + "/cluster-resources/custom-resource-definitions.json", Body: list}))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		path := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+		out = append(out, built{Hostile{Name: c.name, Want: fmt.Sprintf("%d CRDs in a list of %d bytes", c.crds, len(list)), Accepted: true,
+			TablePath: path, Big: int64(len(list)), BigList: path}, data})
+	}
+	return out, nil
+}
+
+// crdList is a CustomResourceDefinitionList of n CRDs, each with the
+// given versions, of about size bytes in all: each version's schema
+// holds objects of string fields with descriptions, as generated CRDs do.
+func crdList(n int, versions []string, size int64) string {
+	const field = `{"description":"A field of the generated schema, described at the length controller-gen copies from Go doc comments.","type":"string"}`
+	const fields = 40
+	var group strings.Builder
+	group.WriteString(`{"description":"A group of fields.","type":"object","properties":{`)
+	for f := range fields {
+		if f > 0 {
+			group.WriteByte(',')
+		}
+		fmt.Fprintf(&group, `"field%02d":%s`, f, field)
+	}
+	group.WriteString(`}}`)
+	perSchema := size / int64(n*len(versions))
+	groups := max(1, int(perSchema/int64(group.Len()+12)))
+	var b strings.Builder
+	b.Grow(int(size) + 1<<20)
+	b.WriteString(`{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","metadata":{"resourceVersion":"9"},"items":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kind := fmt.Sprintf("Thing%04d", i)
+		plural := strings.ToLower(kind) + "s"
+		fmt.Fprintf(&b, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"%s.example.com","uid":"u-crd-%d","resourceVersion":"%d","creationTimestamp":"2025-11-20T09:00:00Z"},`+
+			`"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"%s","singular":"%s","kind":"%s","listKind":"%sList"},"versions":[`,
+			plural, i, 10+i, plural, strings.ToLower(kind), kind, kind)
+		for j, v := range versions {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":"%s","served":true,"storage":%t,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{`, v, j == 0)
+			for g := range groups {
+				if g > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `"group%06d":%s`, g, group.String())
+			}
+			b.WriteString(`}}}}}}`)
+		}
+		fmt.Fprintf(&b, `]},"status":{"conditions":[{"type":"Established","status":"True","lastTransitionTime":"2025-11-20T09:00:00Z","reason":"InitialNamesAccepted","message":"the initial names have been accepted"}],`+
+			`"acceptedNames":{"plural":"%s","singular":"%s","kind":"%s","listKind":"%sList"},"storedVersions":["%s"]}}`, plural, strings.ToLower(kind), kind, kind, versions[0])
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// tgzFast is a .tar.gz of files compressed at gzip's fastest level: the
+// CRD cases' lists are hundreds of megabytes with no chunk to repeat.
+func tgzFast(files []File) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeTar(zw, files, true); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // earlyCases are bundles whose early-read files (read in the first pass,

@@ -36,7 +36,8 @@ func TestWriteHostileCorpus(t *testing.T) {
 	for _, want := range []string{"absolute-path", "dot-dot", "symlink-out", "hardlink-out", "gzip-bomb", "huge-json",
 		"truncated-gzip", "truncated-tar", "corrupt-header", "duplicate", "invalid-json", "deep-json", "wrong-kind",
 		"yaml-not-yaml", "non-utf8-name", "metadata-number", "big-configmap", "big-secret", "big-custom-resource",
-		"early-decoys", "early-oversize", "pax-long-path", "pax-long-linkpath", "pax-comment", "pax-xattr"} {
+		"early-decoys", "early-oversize", "pax-long-path", "pax-long-linkpath", "pax-comment", "pax-xattr",
+		"big-crd-list-many", "big-crd-list-huge"} {
 		if !names[want] {
 			t.Errorf("no %s case", want)
 		}

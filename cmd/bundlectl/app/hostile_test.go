@@ -48,7 +48,8 @@ func hostileBound(cmd string, h contracttest.Hostile) int64 {
 
 // hostileLong runs the cases of issue #18 at the sizes it measured (make
 // hostile-long): one 400 MB object, 300 MB early-read decoys, 600 PAX
-// records of 1 MB; one case at a time, each command's peak logged.
+// records of 1 MB, a 200 MB CRD list; one case at a time, each command's
+// peak logged.
 var hostileLong = os.Getenv("BUNDLECTL_HOSTILE_LONG") != ""
 
 // TestHostileBundles runs inspect, upgrade and serve, each as the real
@@ -64,7 +65,7 @@ func TestHostileBundles(t *testing.T) {
 	corpusDir := filepath.Join(root, "corpus")
 	opts := contracttest.HostileOptions{}
 	if hostileLong {
-		opts = contracttest.HostileOptions{BigObjectSize: 400 << 20, EarlySize: 300 << 20, PAXEntries: 600}
+		opts = contracttest.HostileOptions{BigObjectSize: 400 << 20, EarlySize: 300 << 20, PAXEntries: 600, CRDListSize: 200 << 20}
 	}
 	corpus, err := contracttest.WriteHostileCorpus(corpusDir, opts)
 	if err != nil {
