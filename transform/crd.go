@@ -2,6 +2,7 @@ package transform
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -36,7 +37,12 @@ type crdIndex struct {
 }
 
 type crdInfo struct {
+	// crd is the CRD without its schemas (withoutSchemas): what tables,
+	// discovery and conversions read of it.
 	crd *apiextensions.CustomResourceDefinition
+	// raw is its item in the list, decoded again, schemas and all, only
+	// while its OpenAPI documents are built (eachCRDSpec).
+	raw []byte
 
 	mu         sync.Mutex
 	convertors map[string]versionConvertor
@@ -63,7 +69,9 @@ type costlyColumn struct {
 }
 
 // newCRDIndex decodes custom-resource-definitions.json. CRDs that do not
-// decode are returned as problems; the others are indexed.
+// decode are returned as problems; the others are indexed without their
+// schemas, which are most of a CRD's size and, decoded, many times that:
+// a list of many CRDs must not be held decoded whole.
 func newCRDIndex(data []byte) (*crdIndex, []error) {
 	x := &crdIndex{byResource: map[schema.GroupResource]*crdInfo{}}
 	if len(data) == 0 {
@@ -75,20 +83,39 @@ func newCRDIndex(data []byte) (*crdIndex, []error) {
 	}
 	var problems []error
 	for i, raw := range list.Items {
-		obj, _, err := crdDecoder.Decode(raw, &crdGVK, nil)
+		crd, err := decodeCRD(raw)
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s: %w", contract.CRDListPath, itemError(i, raw, err)))
 			continue
 		}
-		crd, ok := obj.(*apiextensions.CustomResourceDefinition)
-		if !ok {
-			problems = append(problems, fmt.Errorf("%s: item %d is a %T", contract.CRDListPath, i, obj))
-			continue
-		}
+		withoutSchemas(crd)
 		gr := schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
-		x.byResource[gr] = &crdInfo{crd: crd, convertors: map[string]versionConvertor{}}
+		x.byResource[gr] = &crdInfo{crd: crd, raw: raw, convertors: map[string]versionConvertor{}}
 	}
 	return x, problems
+}
+
+// decodeCRD decodes one item of the list to the internal version, with
+// the server's defaults.
+func decodeCRD(raw []byte) (*apiextensions.CustomResourceDefinition, error) {
+	obj, _, err := crdDecoder.Decode(raw, &crdGVK, nil)
+	if err != nil {
+		return nil, err
+	}
+	crd, ok := obj.(*apiextensions.CustomResourceDefinition)
+	if !ok {
+		return nil, fmt.Errorf("is a %T", obj)
+	}
+	return crd, nil
+}
+
+// withoutSchemas drops a CRD's validation schemas, which only its OpenAPI
+// documents need.
+func withoutSchemas(crd *apiextensions.CustomResourceDefinition) {
+	crd.Spec.Validation = nil
+	for i := range crd.Spec.Versions {
+		crd.Spec.Versions[i].Schema = nil
+	}
 }
 
 func (x *crdIndex) lookup(gr schema.GroupResource) (*crdInfo, bool) {
@@ -99,13 +126,18 @@ func (x *crdIndex) lookup(gr schema.GroupResource) (*crdInfo, bool) {
 	return c, ok
 }
 
-// all returns every indexed CRD.
+// all returns every indexed CRD, without its schemas.
 func (x *crdIndex) all() []*apiextensions.CustomResourceDefinition {
 	var out []*apiextensions.CustomResourceDefinition
 	for _, c := range x.byResource {
 		out = append(out, c.crd)
 	}
 	return out
+}
+
+// infos returns every indexed CRD's entry.
+func (x *crdIndex) infos() []*crdInfo {
+	return slices.Collect(maps.Values(x.byResource))
 }
 
 // convertor is the table convertor the apiextensions server builds for a
