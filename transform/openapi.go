@@ -107,6 +107,7 @@ func synthesizeOpenAPI(d *contract.Discovery, crds *crdIndex, minor int) (*openA
 	for gv, m := range custom {
 		p := openAPIPath(gv)
 		doc, err := m.document()
+		delete(custom, gv) // its parts, once written in the document
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s: %w", contract.OpenAPIV3Path(p), err))
 		} else if doc != nil {
@@ -398,9 +399,21 @@ func splitSwagger(doc []byte) (*swaggerParts, error) {
 	return s, nil
 }
 
-// join writes the document back, members in their order.
+// join writes the document back, members in their order. A map the
+// document did not have and the CRDs added to (parameters: releases
+// before 1.22 wrote none, the pinned builder refers to some) is written
+// where encoding a spec.Swagger puts it, after the definitions.
 func (s *swaggerParts) join() []byte {
 	members := append(rawjson.Object(nil), s.members...)
+	if len(s.parameters) > 0 && members.Get("parameters") == nil {
+		at := len(members)
+		for i, m := range members {
+			if m.Name == "definitions" || m.Name == "paths" && at == len(members) {
+				at = i + 1
+			}
+		}
+		members = slices.Insert(members, at, rawjson.Field{Name: "parameters"})
+	}
 	for i := range members {
 		switch members[i].Name {
 		case "paths":
@@ -742,7 +755,10 @@ func renamed(raw []byte, renames map[string]string) []byte {
 	for from, to := range renames {
 		f, _ := json.Marshal(from)
 		t, _ := json.Marshal(to)
-		raw = bytes.ReplaceAll(raw, append([]byte(`"$ref":`), f...), append([]byte(`"$ref":`), t...))
+		ref := append([]byte(`"$ref":`), f...)
+		if bytes.Contains(raw, ref) {
+			raw = bytes.ReplaceAll(raw, ref, append([]byte(`"$ref":`), t...))
+		}
 	}
 	return raw
 }
