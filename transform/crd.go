@@ -110,11 +110,16 @@ func decodeCRD(raw []byte) (*apiextensions.CustomResourceDefinition, error) {
 }
 
 // withoutSchemas drops a CRD's validation schemas, which only its OpenAPI
-// documents need.
+// documents need, and what would keep the decoded v1 object alive: the
+// conversion from v1 points PreserveUnknownFields at the v1 object's own
+// field (metav1.Convert_bool_To_Pointer_bool), schemas and all.
 func withoutSchemas(crd *apiextensions.CustomResourceDefinition) {
 	crd.Spec.Validation = nil
 	for i := range crd.Spec.Versions {
 		crd.Spec.Versions[i].Schema = nil
+	}
+	if p := crd.Spec.PreserveUnknownFields; p != nil {
+		crd.Spec.PreserveUnknownFields = new(*p)
 	}
 }
 

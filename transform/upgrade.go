@@ -54,7 +54,6 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	defer w.Abort()
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(b)))
 	sum, err := Run(ctx, b, w, RunOptions{CollectedAt: o.CollectedAt, Progress: o.Progress, KubeVersion: o.KubeVersion})
 	if err != nil {
 		return nil, err
@@ -72,9 +71,11 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 // garbage collector lets the heap grow to twice what is live before it
 // runs; near this limit it runs sooner, so that the peak follows what the
 // upgrade holds (the largest entry, the budget of entries read ahead and
-// a chunk of decoded objects per worker) and not the garbage it makes.
+// a chunk of decoded objects per worker, the OpenAPI documents of the
+// CRDs: a few times the CRD list, written as JSON) and not the garbage it
+// makes.
 func memoryLimit(b *contract.Bundle) int64 {
-	return 50<<20 + b.LargestEntry
+	return 50<<20 + b.LargestEntry + 4*int64(len(b.CRDList))
 }
 
 // checkPaths refuses a destination that is the source or lies inside it:
@@ -117,6 +118,7 @@ type RunOptions struct {
 // (writeConverted) and the metrics.k8s.io lists made from the bundle's
 // node metrics (writeNodeMetrics), then the OpenAPI documents when it has none. It does not commit w.
 func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(b)))
 	at, source, err := collectionTime(b, o.CollectedAt)
 	if err != nil {
 		return nil, err

@@ -317,7 +317,8 @@ func (l *loader) attachTables(listRes map[contract.ListKey]*Resource, listObject
 
 // crds decodes the bundle's CustomResourceDefinitions, which tell what
 // the apiextensions server does besides listing custom resources
-// (selectable fields, deprecated versions).
+// (selectable fields, deprecated versions), without their schemas: most
+// of a CRD's size, and many times that decoded.
 func (l *loader) crds() []apiextensionsv1.CustomResourceDefinition {
 	res := l.x.resources[schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}]
 	if res == nil {
@@ -329,6 +330,9 @@ func (l *loader) crds() []apiextensionsv1.CustomResourceDefinition {
 		if err := json.Unmarshal(o.Item, &crd); err != nil {
 			l.warnings = append(l.warnings, fmt.Sprintf("customresourcedefinition %s: %v", o.Name, err))
 			continue
+		}
+		for i := range crd.Spec.Versions {
+			crd.Spec.Versions[i].Schema = nil
 		}
 		out = append(out, crd)
 	}
