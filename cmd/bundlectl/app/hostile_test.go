@@ -43,7 +43,11 @@ func hostileBound(cmd string, h contracttest.Hostile) int64 {
 	if h.BigList == "" {
 		return hostileMaxRSS
 	}
-	return hostileBaseRSS + int64(hostileRatio[cmd]*float64(h.Big))
+	ratio := hostileRatio[cmd]
+	if r, ok := h.Ratios[cmd]; ok {
+		ratio = r
+	}
+	return hostileBaseRSS + int64(ratio*float64(h.Big))
 }
 
 // hostileLong runs the cases of issue #18 at the sizes it measured (make
