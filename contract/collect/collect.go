@@ -244,6 +244,9 @@ func (col *collector) fetchLists(ctx context.Context, f *fetchedAll) ([]*list, e
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			if u.res.converted {
+				rvOf = col.converted(ctx, f, i, rvOf)
+			}
 			out[i] = col.fetchList(ctx, u, rvOf)
 		})
 	}
@@ -257,6 +260,33 @@ func (col *collector) fetchLists(ctx context.Context, f *fetchedAll) ([]*list, e
 		}
 	}
 	return nil, errors.New("no resource could be listed")
+}
+
+// converted makes a converted unit's table hold the revision of its
+// primary's: the burst asks for every table at once, so a write anywhere
+// in the cluster between the two (a lease renewed) gives an empty or
+// unchanged list another resourceVersion. Its table is asked for again at
+// the primary's revision (Exact); when the server cannot give it, the
+// unit's list is fetched at its own table's revision instead, as it is
+// when the answer comes in another second than the burst's (its ages
+// would be a second apart from every other table's). It returns the table
+// whose revision the list is fetched at.
+func (col *collector) converted(ctx context.Context, f *fetchedAll, i int, primary *list) *list {
+	own := f.tables[i]
+	if own == nil || primary == nil || own.rv == primary.rv || primary.rv == "" {
+		return primary
+	}
+	r := col.client.fetch(ctx, f.units[i].path(), url.Values{"resourceVersion": {primary.rv}, "resourceVersionMatch": {"Exact"}}, acceptTable)
+	if r.err != nil || !r.date.Equal(f.burst.tables[i].date) {
+		return own
+	}
+	t, err := parseList(r.body, "rows")
+	if err != nil || t.kind() != "Table" {
+		return own
+	}
+	t.empty = own.empty
+	f.tables[i] = t
+	return primary
 }
 
 func (col *collector) fetchList(ctx context.Context, u unit, table *list) *list {
