@@ -400,8 +400,8 @@ func crdListCases(base []File, size int64) ([]built, error) {
 		versions []string
 		ratios   map[string]float64
 	}{
-		{"big-crd-list-many", many, []string{"v1", "v1beta1"}, map[string]float64{"inspect": 2.5, "upgrade": 6, "serve": 10}},
-		{"big-crd-list-huge", 2, []string{"v1"}, map[string]float64{"inspect": 2.5, "upgrade": 15, "serve": 15}},
+		{"big-crd-list-many", many, []string{"v1", "v1beta1"}, map[string]float64{"inspect": 2.5, "upgrade": 7, "serve": 10}},
+		{"big-crd-list-huge", 2, []string{"v1"}, map[string]float64{"inspect": 2.5, "upgrade": 16, "serve": 16}},
 	} {
 		list := crdList(c.crds, c.versions, size)
 		data, err := tgzFast(append(append([]File(nil), base...), File{Name: HostileRoot + "/cluster-resources/custom-resource-definitions.json", Body: list}))
