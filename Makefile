@@ -83,7 +83,7 @@ hostile-long:
 # default timeout would end a 10-minute run, hence -timeout 0.
 FUZZTIME      ?= 10m
 FUZZ_PARALLEL ?= 2
-FUZZ_TARGETS  := contract:FuzzOpenArchive contract:FuzzDecodeList internal/rawjson:FuzzScan serve:FuzzSelectors serve:FuzzHandler transform:FuzzRenderTable transform:FuzzJSONPathCost transform:FuzzCRDPrinterColumns
+FUZZ_TARGETS  := contract:FuzzOpenArchive contract:FuzzDecodeList internal/rawjson:FuzzScan serve:FuzzSelectors serve:FuzzHandler transform:FuzzRenderTable transform:FuzzJSONPathCost transform:FuzzCRDPrinterColumns transform:FuzzDecodeIsTheServersDecode
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \

@@ -3,6 +3,7 @@ module github.com/bundlectl/bundlectl
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/gnostic-models v0.7.0
 	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.19.0

@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/go-json-experiment/json/jsontext"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/kubernetes/pkg/apis/autoscaling"
+
 	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
@@ -18,10 +23,51 @@ const (
 	maxQuantityDigits   = 1000
 )
 
-// checkQuantities refuses an item holding a string or a number that the
-// quantity parser would spend unbounded time on, before it is decoded
-// into its typed object. Other values are not looked at closely, so the
-// scan costs one pass over the bytes.
+// readQuantity decodes one quantity of a typed object as its
+// UnmarshalJSON method does, once the value has been found within the
+// bounds: the method is given the value as it is written, quotes and
+// escapes included.
+func readQuantity(dec *jsontext.Decoder, q *resource.Quantity) error {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	text := []byte(v)
+	if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
+		text = text[1 : len(text)-1]
+	}
+	if err := checkQuantity(text); err != nil {
+		return err
+	}
+	return q.UnmarshalJSON(v)
+}
+
+// quantityAnnotations are the annotations whose JSON the conversion of an
+// autoscaling/v1 HorizontalPodAutoscaler decodes into metrics that hold
+// quantities (pkg/apis/autoscaling/v1/conversion.go); they are the only
+// quantities read from anything but a typed field.
+var quantityAnnotations = []string{autoscaling.MetricSpecsAnnotation, autoscaling.MetricStatusesAnnotation}
+
+// checkConvertedQuantities bounds the quantities the conversion of obj
+// to its internal version will read from its annotations.
+func checkConvertedQuantities(obj any) error {
+	hpa, ok := obj.(*autoscalingv1.HorizontalPodAutoscaler)
+	if !ok {
+		return nil
+	}
+	for _, name := range quantityAnnotations {
+		if v, ok := hpa.Annotations[name]; ok {
+			if err := checkQuantities([]byte(v)); err != nil {
+				return fmt.Errorf("annotation %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkQuantities refuses JSON text holding a string or a number that the
+// quantity parser would spend unbounded time on. Other values are not
+// looked at closely, so the scan costs one pass over the bytes.
 func checkQuantities(raw []byte) error {
 	for i := 0; i < len(raw); {
 		c := raw[i]

@@ -91,25 +91,43 @@ func TestChunkedRenderingIsTheWholeTable(t *testing.T) {
 // 10^999999999 exactly) makes its list a problem at once instead of
 // hanging the upgrade; found by FuzzRenderTable. Real quantities, dates,
 // addresses and names that start with digits are not mistaken for it.
+//
+// The quantities of an autoscaling/v1 HorizontalPodAutoscaler's metrics
+// are read from annotations by its conversion; a quantity escaped in a
+// typed field is given to the parser as written, which refuses it at once.
 func TestRenderRefusesRunawayQuantities(t *testing.T) {
 	r := NewRenderer(time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC), &crdIndex{})
 	nodes := func(item string) List {
 		return List{GVR: nodesGVR, Kind: "Node", Items: []json.RawMessage{json.RawMessage(item)}}
 	}
-	for _, item := range []string{
-		`{"metadata":{"name":"a"},"status":{"allocatable":{"cpu":"1e-999999999"}}}`,
-		`{"metadata":{"name":"a"},"status":{"capacity":{"cpu":1e-999999999}}}`,
-		`{"metadata":{"name":"a"},"status":{"capacity":{"memory":"\u0031e-999999999"}}}`,
-		`{"metadata":{"name":"a"},"status":{"capacity":{"memory":"` + strings.Repeat("9", 5000) + `e-9"}}}`,
+	hpas := func(item string) List {
+		return List{GVR: schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"},
+			Kind: "HorizontalPodAutoscaler", Items: []json.RawMessage{json.RawMessage(item)}}
+	}
+	for _, c := range []struct {
+		list List
+		want string
+	}{
+		{nodes(`{"metadata":{"name":"a"},"status":{"allocatable":{"cpu":"1e-999999999"}}}`), "quantity"},
+		{nodes(`{"metadata":{"name":"a"},"status":{"capacity":{"cpu":1e-999999999}}}`), "quantity"},
+		{nodes(`{"metadata":{"name":"a"},"status":{"capacity":{"memory":"\u0031e-999999999"}}}`), "quantities must match"},
+		{nodes(`{"metadata":{"name":"a"},"status":{"capacity":{"memory":"` + strings.Repeat("9", 5000) + `e-9"}}}`), "quantity"},
+		{hpas(`{"metadata":{"name":"a","namespace":"d","annotations":{"autoscaling.alpha.kubernetes.io/metrics":` +
+			`"[{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\",\"targetAverageValue\":\"1e-999999999\"}}]"}},` +
+			`"spec":{"scaleTargetRef":{"kind":"Deployment","name":"x"},"maxReplicas":3}}`), "annotation autoscaling.alpha.kubernetes.io/metrics"},
+		{hpas(`{"metadata":{"name":"a","namespace":"d","annotations":{"autoscaling.alpha.kubernetes.io/current-metrics":` +
+			`"[{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\",\"currentAverageValue\":\"\\u0031e-999999999\"}}]"}},` +
+			`"spec":{"scaleTargetRef":{"kind":"Deployment","name":"x"},"maxReplicas":3}}`), "quantity"},
 	} {
+		item := string(c.list.Items[0])
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := r.Render(nodes(item))
+			_, _, err := r.Render(c.list)
 			done <- err
 		}()
 		select {
 		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), "item 0 (a)") || !strings.Contains(err.Error(), "quantity") {
+			if err == nil || !strings.Contains(err.Error(), "item 0 (") || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%.80s: %v", item, err)
 			}
 		case <-time.After(10 * time.Second):
