@@ -221,16 +221,15 @@ func (l *List) elements(arr []byte) []item {
 		path = ""
 	}
 	var out []item
-	rawjson.EachElement(arr, func(e []byte) {
+	rawjson.EachElementMembers(arr, func(e []byte, members []rawjson.Member) {
 		it := item{raw: json.RawMessage(e)}
 		var seen keySet
-		rawjson.EachMember(e, func(m rawjson.Member) bool {
+		for _, m := range members {
 			if name := keyOf(m, "apiVersion", "kind", "metadata"); name != "" {
 				it.set(name, e[m.Start:m.End])
 				l.note(&seen, name, path, len(out), "")
 			}
-			return true
-		})
+		}
 		l.readMetadata(&it, path, len(out))
 		out = append(out, it)
 	})

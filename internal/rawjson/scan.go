@@ -137,32 +137,44 @@ func quoted(key []byte) []byte {
 // order written, until fn returns false. obj may start with white space;
 // anything but an object has no members.
 func EachMember(obj []byte, fn func(m Member) bool) {
-	i := skipSpace(obj, 0)
+	members(obj, skipSpace(obj, 0), 0, fn)
+}
+
+// members calls fn with each member of the object that starts at
+// obj[start], its offsets counted from obj[base], and returns the index
+// just past the object, or -1 when fn stopped or the object is not valid.
+func members(obj []byte, start, base int, fn func(m Member) bool) int {
+	i := start
 	if i >= len(obj) || obj[i] != '{' {
-		return
+		return -1
 	}
 	i = skipSpace(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
 		kEnd := SkipString(obj, i)
-		m := Member{Key: obj[i+1 : max(kEnd-1, i+1)], KeyStart: i}
+		m := Member{Key: obj[i+1 : max(kEnd-1, i+1)], KeyStart: i - base}
 		i = skipSpace(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
-			return
+			return -1
 		}
-		m.Start = skipSpace(obj, i+1)
-		if m.Start >= len(obj) {
-			return
+		valueStart := skipSpace(obj, i+1)
+		if valueStart >= len(obj) {
+			return -1
 		}
-		m.End = SkipValue(obj, m.Start)
+		valueEnd := SkipValue(obj, valueStart)
+		m.Start, m.End = valueStart-base, valueEnd-base
 		if !fn(m) {
-			return
+			return -1
 		}
-		i = skipSpace(obj, m.End)
+		i = skipSpace(obj, valueEnd)
 		if i >= len(obj) || obj[i] != ',' {
-			return
+			break
 		}
 		i = skipSpace(obj, i+1)
 	}
+	if i < len(obj) && obj[i] == '}' {
+		return i + 1
+	}
+	return -1
 }
 
 // Get returns the value of the object's member name, the last one when
@@ -181,17 +193,42 @@ func Get(obj []byte, name string) []byte {
 // EachElement calls fn with every element of the array at arr, in order.
 // arr may start with white space; anything but an array has no elements.
 func EachElement(arr []byte, fn func(elem []byte)) {
+	eachElement(arr, false, func(elem []byte, _ []Member) { fn(elem) })
+}
+
+// EachElementMembers is EachElement that also gives the members of each
+// element that is an object (none for any other), found in the pass that
+// finds where the element ends: EachElement and then EachMember would
+// read every byte twice. The slice of members is reused between calls.
+func EachElementMembers(arr []byte, fn func(elem []byte, members []Member)) {
+	eachElement(arr, true, fn)
+}
+
+func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Member)) {
 	i := skipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return
 	}
+	var ms []Member
+	collect := func(m Member) bool {
+		ms = append(ms, m)
+		return true
+	}
 	i = skipSpace(arr, i+1)
 	for i < len(arr) && arr[i] != ']' {
-		end := SkipValue(arr, i)
+		ms = ms[:0]
+		end := -1
+		if withMembers && arr[i] == '{' {
+			end = members(arr, i, i, collect)
+		}
+		if end < 0 {
+			ms = ms[:0]
+			end = SkipValue(arr, i)
+		}
 		if end == i {
 			return
 		}
-		fn(arr[i:end:end])
+		fn(arr[i:end:end], ms)
 		i = skipSpace(arr, end)
 		if i >= len(arr) || arr[i] != ',' {
 			return

@@ -3,6 +3,7 @@ package rawjson_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"testing"
 
@@ -144,6 +145,22 @@ func checkValue(t *testing.T, v []byte, depth int) {
 				t.Fatalf("element %d of %q is %q, encoding/json decodes %q", i, v, got[i], want[i])
 			}
 			checkValue(t, got[i], depth-1)
+		}
+		// The members found in the same pass are EachMember's.
+		n := 0
+		rawjson.EachElementMembers(v, func(e []byte, ms []rawjson.Member) {
+			if n >= len(got) || !bytes.Equal(e, got[n]) {
+				t.Fatalf("EachElementMembers(%q) element %d is %q, EachElement's %q", v, n, e, got[n:min(n+1, len(got))])
+			}
+			var each []rawjson.Member
+			rawjson.EachMember(e, func(m rawjson.Member) bool { each = append(each, m); return true })
+			if fmt.Sprint(ms) != fmt.Sprint(each) {
+				t.Fatalf("members of element %d of %q: %v, EachMember finds %v", n, v, ms, each)
+			}
+			n++
+		})
+		if n != len(got) {
+			t.Fatalf("EachElementMembers(%q) found %d elements, EachElement %d", v, n, len(got))
 		}
 	case '"':
 		var want string
