@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"bytes"
 	"context"
 	"encoding"
 	"encoding/json"
@@ -54,6 +55,12 @@ func sameDecode(raw []byte, typ reflect.Type) string {
 		o, _ := json.Marshal(ours)
 		s, _ := json.Marshal(theirs)
 		return fmt.Sprintf("decoded differently:\n ours  %s\n server %s", o, s)
+	}
+	// Written again, as rows and converted objects are.
+	o, err := marshal(ours)
+	s, serr := json.Marshal(theirs)
+	if (err == nil) != (serr == nil) || !bytes.Equal(o, s) {
+		return fmt.Sprintf("encoded differently:\n ours  %s (%v)\n encoding/json %s (%v)", o, err, s, serr)
 	}
 	return ""
 }
@@ -188,6 +195,9 @@ func FuzzDecodeIsTheServersDecode(f *testing.F) {
 		`{"metadata":{"name":"w.example.com"},"spec":{"group":"example.com","names":{"plural":"w","kind":"W"},"scope":"Namespaced",` +
 			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true,` +
 			`"properties":{"a":{"type":"integer","default":1.5,"enum":[1,"a",null]}}}}}]}}`,
+		`{"metadata":{"name":"a","deletionTimestamp":null,"creationTimestamp":"2025-11-20T09:00:00+02:00"},` +
+			`"status":{"startTime":"2025-11-20T09:00:00\u005a","conditions":[{"type":"Ready","lastTransitionTime":"2025-11-20T09:00:00.5Z"}]}}`,
+		`{"metadata":{"name":"a","creationTimestamp":"20 Nov 2025"},"status":{"conditions":[{"lastProbeTime":5}]}}`,
 		`{"metadata":{"name":"a"},"spec":{"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"AverageValue","averageValue":"100m"}}}]}}`,
 	} {
 		for i := range types {

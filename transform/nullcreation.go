@@ -2,7 +2,6 @@ package transform
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"sync"
 
@@ -24,30 +23,30 @@ var objectMetaType = reflect.TypeOf(metav1.ObjectMeta{})
 // very key and value), the object is encoded as the pin encodes it.
 func marshalForMinor(obj any, minor int) ([]byte, error) {
 	if minor > lastMinorWithNullCreation {
-		return json.Marshal(obj)
+		return marshal(obj)
 	}
 	var zero []reflect.Value
 	findZeroCreations(reflect.ValueOf(obj), &zero)
 	if len(zero) == 0 {
-		return json.Marshal(obj)
+		return marshal(obj)
 	}
 	for _, v := range zero {
 		v.Set(reflect.ValueOf(creationSentinel))
 	}
-	data, err := json.Marshal(obj)
+	data, err := marshal(obj)
 	for _, v := range zero {
 		v.Set(reflect.ValueOf(metav1.Time{}))
 	}
 	if err != nil {
 		return nil, err
 	}
-	sentinel, err := json.Marshal(creationSentinel)
+	sentinel, err := marshal(creationSentinel)
 	if err != nil {
 		return nil, err
 	}
 	key := []byte(`"creationTimestamp":`)
 	if bytes.Count(data, append(key, sentinel...)) != len(zero) {
-		return json.Marshal(obj)
+		return marshal(obj)
 	}
 	return bytes.ReplaceAll(data, append(key, sentinel...), append(key, "null"...)), nil
 }

@@ -288,16 +288,16 @@ func (e *tableEncoder) encodeRow(enc *json.Encoder, row *metav1.TableRow) error 
 func (e *tableEncoder) marshalObject(obj runtime.Object) ([]byte, error) {
 	p, ok := obj.(*metav1.PartialObjectMetadata)
 	if !e.nullCreation || !ok || !p.CreationTimestamp.IsZero() {
-		return json.Marshal(obj)
+		return marshal(obj)
 	}
 	withSentinel := *p
 	withSentinel.CreationTimestamp = creationSentinel
-	data, err := json.Marshal(&withSentinel)
+	data, err := marshal(&withSentinel)
 	if err != nil {
 		return nil, err
 	}
 	key := []byte(`"creationTimestamp":`)
-	sentinel, err := json.Marshal(creationSentinel)
+	sentinel, err := marshal(creationSentinel)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	crdtable "k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition/tableconvertor"
@@ -114,29 +112,6 @@ func (s internalStorage) decode(raw []byte, gvk schema.GroupVersionKind) (runtim
 	}
 	s.scheme.Default(obj)
 	return s.scheme.UnsafeConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
-}
-
-// decodeOptions make go-json-experiment/json (the encoding/json/v2 of Go
-// 1.27) read an object exactly as the apiserver's JSON serializer does
-// with sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts: the v1
-// semantics (legacy methods, nulls, merges, duplicate names, invalid
-// UTF-8, errors) with member names matched case-sensitively. The v1
-// decoder validates an object in one pass and decodes it in another; this
-// one does both in one pass, which makes the upgrade's decode about twice
-// as fast. PreserveInts only changes numbers decoded into an interface
-// value, which no decoded type holds (TestDecodedTypesHoldNoInterface).
-// Each quantity is bounded as it is read (readQuantity).
-var decodeOptions = jsonv2.JoinOptions(
-	jsonv1.DefaultOptionsV1(),
-	jsonv2.MatchCaseInsensitiveNames(false),
-	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(readQuantity)),
-)
-
-// unmarshal decodes an object's JSON into its typed value with
-// decodeOptions. It is a variable so that TestDecodeIsTheServersDecode can
-// hold every object an upgrade reads to the serializer's own decoder.
-var unmarshal = func(raw []byte, obj runtime.Object) error {
-	return jsonv2.Unmarshal(raw, obj, decodeOptions)
 }
 
 // printerStorage is every built-in storage that renders with the printers
