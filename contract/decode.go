@@ -88,7 +88,8 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	switch data[0] {
 	case '[':
 		l := &List{Shape: ShapeArray}
-		if err := l.setItems(l.elements(data)); err != nil {
+		elements, _ := l.elements(data)
+		if err := l.setItems(elements); err != nil {
 			return nil, err
 		}
 		return l, nil
@@ -114,19 +115,31 @@ func decodeObject(data []byte) (*List, error) {
 	var items []byte
 	var elements []item
 	var seen keySet
-	rawjson.EachMember(data, func(m rawjson.Member) bool {
+	// The items are split as they are found, in the pass that finds
+	// where they end: each byte of a list of hundreds of megabytes is
+	// looked at once.
+	split := func(m rawjson.Member) int {
+		if !m.Is("items") {
+			return -1
+		}
+		elements = nil
+		if data[m.Start] != '[' {
+			return -1
+		}
+		var end int
+		elements, end = l.elements(data[m.Start:])
+		if end < 0 {
+			return -1
+		}
+		return m.Start + end
+	}
+	rawjson.EachMemberReading(data, split, func(m rawjson.Member) bool {
 		v := data[m.Start:m.End]
 		name := keyOf(m, "items", "apiVersion", "kind", "metadata")
 		switch name {
 		case "":
 			return true
 		case "items":
-			elements = nil
-			if v[0] == '[' {
-				// Split in the same pass: each byte of a list of
-				// hundreds of megabytes is looked at once.
-				elements = l.elements(v)
-			}
 			items = v
 		default:
 			top.set(name, v)
@@ -212,16 +225,17 @@ func (it *item) set(name string, v []byte) {
 	}
 }
 
-// elements splits the valid JSON array arr into its items, reading the
-// members each needs. arr is the list's items when the list is an
-// object, the whole file otherwise.
-func (l *List) elements(arr []byte) []item {
+// elements splits the valid JSON array that starts arr into its items,
+// reading the members each needs, and returns the index just past the
+// array. arr starts with the list's items when the list is an object, and
+// is the whole file otherwise.
+func (l *List) elements(arr []byte) ([]item, int) {
 	path := "items"
 	if l.Shape == ShapeArray {
 		path = ""
 	}
 	var out []item
-	rawjson.EachElementMembers(arr, func(e []byte, members []rawjson.Member) {
+	end := rawjson.EachElementMembers(arr, func(e []byte, members []rawjson.Member) {
 		it := item{raw: json.RawMessage(e)}
 		var seen keySet
 		for _, m := range members {
@@ -233,7 +247,7 @@ func (l *List) elements(arr []byte) []item {
 		l.readMetadata(&it, path, len(out))
 		out = append(out, it)
 	})
-	return out
+	return out, end
 }
 
 // readMetadata reads the name and namespace of an item's metadata.

@@ -137,13 +137,23 @@ func quoted(key []byte) []byte {
 // order written, until fn returns false. obj may start with white space;
 // anything but an object has no members.
 func EachMember(obj []byte, fn func(m Member) bool) {
-	members(obj, skipSpace(obj, 0), 0, fn)
+	members(obj, skipSpace(obj, 0), 0, nil, fn)
+}
+
+// EachMemberReading is EachMember for a caller that reads some values
+// itself as they are found (the items of a list, split into elements):
+// read is given each member before fn, with m.End unset, and returns the
+// index in obj just past the value it read, or -1 to have it skipped.
+// A value read so is not scanned a second time.
+func EachMemberReading(obj []byte, read func(m Member) int, fn func(m Member) bool) {
+	members(obj, skipSpace(obj, 0), 0, read, fn)
 }
 
 // members calls fn with each member of the object that starts at
 // obj[start], its offsets counted from obj[base], and returns the index
 // just past the object, or -1 when fn stopped or the object is not valid.
-func members(obj []byte, start, base int, fn func(m Member) bool) int {
+// read, if not nil, may find where a value ends (see EachMemberReading).
+func members(obj []byte, start, base int, read func(m Member) int, fn func(m Member) bool) int {
 	i := start
 	if i >= len(obj) || obj[i] != '{' {
 		return -1
@@ -160,8 +170,17 @@ func members(obj []byte, start, base int, fn func(m Member) bool) int {
 		if valueStart >= len(obj) {
 			return -1
 		}
-		valueEnd := SkipValue(obj, valueStart)
-		m.Start, m.End = valueStart-base, valueEnd-base
+		m.Start = valueStart - base
+		valueEnd := -1
+		if read != nil {
+			if end := read(m); end > valueStart && end <= len(obj) {
+				valueEnd = end
+			}
+		}
+		if valueEnd < 0 {
+			valueEnd = SkipValue(obj, valueStart)
+		}
+		m.End = valueEnd - base
 		if !fn(m) {
 			return -1
 		}
@@ -200,14 +219,16 @@ func EachElement(arr []byte, fn func(elem []byte)) {
 // element that is an object (none for any other), found in the pass that
 // finds where the element ends: EachElement and then EachMember would
 // read every byte twice. The slice of members is reused between calls.
-func EachElementMembers(arr []byte, fn func(elem []byte, members []Member)) {
-	eachElement(arr, true, fn)
+// It returns the index just past the array, or -1 if arr does not hold
+// a valid one.
+func EachElementMembers(arr []byte, fn func(elem []byte, members []Member)) int {
+	return eachElement(arr, true, fn)
 }
 
-func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Member)) {
+func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Member)) int {
 	i := skipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
-		return
+		return -1
 	}
 	var ms []Member
 	collect := func(m Member) bool {
@@ -219,22 +240,26 @@ func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Me
 		ms = ms[:0]
 		end := -1
 		if withMembers && arr[i] == '{' {
-			end = members(arr, i, i, collect)
+			end = members(arr, i, i, nil, collect)
 		}
 		if end < 0 {
 			ms = ms[:0]
 			end = SkipValue(arr, i)
 		}
 		if end == i {
-			return
+			return -1
 		}
 		fn(arr[i:end:end], ms)
 		i = skipSpace(arr, end)
 		if i >= len(arr) || arr[i] != ',' {
-			return
+			break
 		}
 		i = skipSpace(arr, i+1)
 	}
+	if i < len(arr) && arr[i] == ']' {
+		return i + 1
+	}
+	return -1
 }
 
 // String decodes a JSON string value as encoding/json does (bytes that

@@ -119,6 +119,23 @@ func checkValue(t *testing.T, v []byte, depth int) {
 		if diff := cmp.Diff(keys(m), keys(seen)); diff != "" {
 			t.Fatalf("the keys of %q differ from encoding/json's (-json +rawjson):\n%s", v, diff)
 		}
+		// Members whose arrays the caller reads are those EachMember finds.
+		var each, reading []rawjson.Member
+		rawjson.EachMember(v, func(mem rawjson.Member) bool { each = append(each, mem); return true })
+		read := func(mem rawjson.Member) int {
+			if v[mem.Start] != '[' {
+				return -1
+			}
+			end := rawjson.EachElementMembers(v[mem.Start:], func([]byte, []rawjson.Member) {})
+			if end < 0 {
+				t.Fatalf("EachElementMembers(%q) found no end", v[mem.Start:])
+			}
+			return mem.Start + end
+		}
+		rawjson.EachMemberReading(v, read, func(mem rawjson.Member) bool { reading = append(reading, mem); return true })
+		if fmt.Sprint(each) != fmt.Sprint(reading) {
+			t.Fatalf("EachMemberReading(%q) found %v, EachMember %v", v, reading, each)
+		}
 		o, err := rawjson.ParseObject(v)
 		if err != nil {
 			t.Fatalf("ParseObject(%q): %v", v, err)
