@@ -366,19 +366,45 @@ func (p *pipeline) writeDiscovery(at time.Time) (*contract.Discovery, error) {
 	return d, nil
 }
 
-// writeOpenAPI adds _meta/openapi, last, for a bundle that has none: the
-// documents a server of the pinned release publishes for what discovery
-// advertises (synthesizeOpenAPI). A bundle with any OpenAPI file keeps
-// what it has.
-func (p *pipeline) writeOpenAPI(d *contract.Discovery, at time.Time) error {
+// openAPIBuild is the OpenAPI documents being synthesized for a bundle
+// that has none.
+type openAPIBuild struct {
+	kept     bool
+	done     chan struct{}
+	files    *openAPIFiles
+	problems []error
+}
+
+// startOpenAPI begins synthesizing the documents a server of the rendered
+// release publishes for what discovery advertises (synthesizeOpenAPI), on
+// a goroutine of their own: the converted lists are read and written
+// meanwhile, by a reader that leaves a core idle. A bundle with any
+// OpenAPI file keeps what it has.
+func (p *pipeline) startOpenAPI(d *contract.Discovery) *openAPIBuild {
+	o := &openAPIBuild{done: make(chan struct{})}
 	for rel := range p.b.Names {
 		if c := contract.Classify(rel).Class; c == contract.ClassOpenAPIV3 || c == contract.ClassOpenAPIV2 {
-			p.sum.OpenAPI = "kept"
-			return nil
+			o.kept = true
+			close(o.done)
+			return o
 		}
 	}
-	files, problems := synthesizeOpenAPI(d, p.r.crds, p.r.minor)
-	for _, err := range problems {
+	go func() {
+		defer close(o.done)
+		o.files, o.problems = synthesizeOpenAPI(d, p.r.crds, p.r.minor)
+	}()
+	return o
+}
+
+// writeOpenAPI adds _meta/openapi, last, once o is built.
+func (p *pipeline) writeOpenAPI(o *openAPIBuild, at time.Time) error {
+	<-o.done
+	if o.kept {
+		p.sum.OpenAPI = "kept"
+		return nil
+	}
+	files := o.files
+	for _, err := range o.problems {
 		p.sum.problem(path.Join(contract.MetaPath(), contract.OpenAPIDir), err)
 	}
 	if files == nil {

@@ -153,13 +153,16 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 		}
 	}
 	if d != nil {
+		openapi := p.startOpenAPI(d)
 		if err := p.writeConverted(ctx, d); err != nil {
+			<-openapi.done
 			return nil, err
 		}
 		if err := p.writeNodeMetrics(ctx, d, at); err != nil {
+			<-openapi.done
 			return nil, err
 		}
-		if err := p.writeOpenAPI(d, at); err != nil {
+		if err := p.writeOpenAPI(openapi, at); err != nil {
 			return nil, err
 		}
 	}
