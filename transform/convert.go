@@ -108,22 +108,10 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 	writeErr := make(chan error, 1)
 	go func() { writeErr <- p.writeConvertedQueue(queue, cancel) }()
 	written := map[string]bool{}
-	err := p.b.Walk(func(e *contract.Entry) error {
-		if err := ctx.Err(); err != nil {
-			return context.Cause(ctx)
-		}
-		c := e.Class
-		if !p.b.IsListOfRecord(e) || c.Converted || !convertsFrom(targets[c.GR], p.storedAt, e.Rel) {
-			return nil
-		}
-		data, err := e.ReadAll()
-		if err != nil {
-			if local := e.LocalError(err); local != nil {
-				// Reported by the first pass, which copied it without a table.
-				return nil
-			}
-			return err
-		}
+	wanted := func(hdr *tar.Header, rel string, c contract.Classification) bool {
+		return !c.Converted && convertsFrom(targets[c.GR], p.storedAt, rel)
+	}
+	convert := func(hdr *tar.Header, rel string, c contract.Classification, data []byte) error {
 		l, err := contract.DecodeList(data, c.Format)
 		if err == nil {
 			err = contract.CheckKinds(c, l)
@@ -131,7 +119,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 		if err != nil {
 			return nil // the first pass reported it
 		}
-		ce := &convertedEntry{hdr: e.Header, rel: e.Rel, l: l, s: p.resolve(c, l), done: make(chan []convertedList, 1)}
+		ce := &convertedEntry{hdr: hdr, rel: rel, l: l, s: p.resolve(c, l), done: make(chan []convertedList, 1)}
 		for _, t := range targets[c.GR] {
 			if t.gvr == ce.s.gvr {
 				continue
@@ -162,12 +150,58 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 			ce.done <- p.convertEntry(ctx, ce)
 		}()
 		return nil
-	})
+	}
+	var err error
+	if p.spool.covers(func(in convertInput) bool { return wanted(in.hdr, in.rel, in.class) }) {
+		p.sum.convertedFrom = "spool"
+		err = p.convertFromSpool(ctx, wanted, convert)
+	} else {
+		p.sum.convertedFrom = "bundle"
+		err = p.b.Walk(func(e *contract.Entry) error {
+			if err := ctx.Err(); err != nil {
+				return context.Cause(ctx)
+			}
+			if !p.b.IsListOfRecord(e) || !wanted(e.Header, e.Rel, e.Class) {
+				return nil
+			}
+			data, err := e.ReadAll()
+			if err != nil {
+				if local := e.LocalError(err); local != nil {
+					// Reported by the first pass, which copied it without a table.
+					return nil
+				}
+				return err
+			}
+			return convert(e.Header, e.Rel, e.Class, data)
+		})
+	}
 	close(queue)
 	if werr := <-writeErr; werr != nil {
 		return werr
 	}
 	return err
+}
+
+// convertFromSpool gives convert every list wanted, from the spool the
+// stream kept them in, in stream order.
+func (p *pipeline) convertFromSpool(ctx context.Context, wanted func(*tar.Header, string, contract.Classification) bool,
+	convert func(*tar.Header, string, contract.Classification, []byte) error) error {
+	for _, in := range p.spool.inputs {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		if !wanted(in.hdr, in.rel, in.class) {
+			continue
+		}
+		data, err := p.spool.read(in)
+		if err != nil {
+			return err
+		}
+		if err := convert(in.hdr, in.rel, in.class, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // convertsFrom says whether a list at rel has a target other than its

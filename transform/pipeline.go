@@ -67,6 +67,13 @@ type pipeline struct {
 	made     map[string]bool // tables written in this run
 
 	progress progress
+
+	// spool keeps the lists writeConverted may read again; multiVersion
+	// counts the versions the rendered release serves each built-in
+	// group resource at (mayConvert). Both belong to the reader.
+	spool           convertSpool
+	multiVersion    map[schema.GroupResource]int
+	resourceCounted bool // resources.json is in multiVersion
 }
 
 // item is one entry on its way to the writer.
@@ -177,6 +184,9 @@ func (p *pipeline) read(e *contract.Entry) error {
 	}
 	if p.isDiscoveryInput(e) {
 		p.keepDiscoveryInput(e.Class.Class, it.body)
+	}
+	if p.b.IsListOfRecord(e) && !e.Class.Converted {
+		p.spool.add(e, it.body, it.body != nil && p.mayConvert(e.Class.GR, e.Class.Custom))
 	}
 	if decode {
 		it.table = make(chan result, 1)

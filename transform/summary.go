@@ -59,6 +59,10 @@ type Summary struct {
 	// could not be read; their raw entries are copied all the same.
 	Problems []contract.Problem `json:"problems"`
 
+	// convertedFrom says where writeConverted read the lists it
+	// converted: "spool", "bundle", or "" when it read none.
+	convertedFrom string
+
 	mu sync.Mutex
 }
 

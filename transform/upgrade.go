@@ -134,6 +134,7 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 	}
 	chooseMinor(o.KubeVersion, cluster, sum)
 	p := newPipeline(ctx, b, w, NewRenderer(at, crds).ForMinor(sum.RenderedFor), sum, cluster)
+	defer p.spool.close()
 	if o.Progress != nil {
 		stop := p.progress.start(o.Progress)
 		defer stop()
