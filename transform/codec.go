@@ -10,6 +10,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // decodeOptions make go-json-experiment/json (the encoding/json/v2 of Go
@@ -21,14 +22,16 @@ import (
 // one does both in one pass, which makes the upgrade's decode about twice
 // as fast. PreserveInts only changes numbers decoded into an interface
 // value, which no decoded type holds (TestDecodedTypesHoldNoInterface).
-// Each quantity is bounded as it is read (readQuantity), and times are
-// parsed without a second decoder (readTime).
+// Each quantity is bounded as it is read (readQuantity), and times and
+// int-or-strings are read without a second decoder (readTime,
+// readIntOrString).
 var decodeOptions = jsonv2.JoinOptions(
 	jsonv1.DefaultOptionsV1(),
 	jsonv2.MatchCaseInsensitiveNames(false),
 	jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(
 		jsonv2.UnmarshalFromFunc(readQuantity),
 		jsonv2.UnmarshalFromFunc(readTime),
+		jsonv2.UnmarshalFromFunc(readIntOrString),
 	)),
 )
 
@@ -49,7 +52,7 @@ func readTime(dec *jsontext.Decoder, t *metav1.Time) error {
 	if err != nil {
 		return err
 	}
-	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+	if !plainString(v) {
 		return t.UnmarshalJSON(v)
 	}
 	parsed, err := time.Parse(time.RFC3339, string(v[1:len(v)-1]))
@@ -58,6 +61,28 @@ func readTime(dec *jsontext.Decoder, t *metav1.Time) error {
 	}
 	t.Time = parsed.Local()
 	return nil
+}
+
+// readIntOrString decodes an intstr.IntOrString as its UnmarshalJSON
+// method does, a plain string without the method's second decoder; a
+// string with escapes or bytes that are not UTF-8, and anything else,
+// are left to the method.
+func readIntOrString(dec *jsontext.Decoder, v *intstr.IntOrString) error {
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if !plainString(raw) {
+		return v.UnmarshalJSON(raw)
+	}
+	v.Type, v.StrVal = intstr.String, string(raw[1:len(raw)-1])
+	return nil
+}
+
+// plainString says whether a JSON value is a string whose text is its
+// bytes between the quotes: no escapes, valid UTF-8.
+func plainString(v jsontext.Value) bool {
+	return len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v)
 }
 
 // marshal encodes v exactly as encoding/json does, which is how the

@@ -197,6 +197,8 @@ func FuzzDecodeIsTheServersDecode(f *testing.F) {
 			`"properties":{"a":{"type":"integer","default":1.5,"enum":[1,"a",null]}}}}}]}}`,
 		`{"metadata":{"name":"a","deletionTimestamp":null,"creationTimestamp":"2025-11-20T09:00:00+02:00"},` +
 			`"status":{"startTime":"2025-11-20T09:00:00\u005a","conditions":[{"type":"Ready","lastTransitionTime":"2025-11-20T09:00:00.5Z"}]}}`,
+		`{"metadata":{"name":"a"},"spec":{"strategy":{"rollingUpdate":{"maxSurge":"\u0032\u0035%","maxUnavailable":null}},` +
+			`"template":{"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}],"readinessProbe":{"httpGet":{"port":"http"},"tcpSocket":{"port":8080}}}]}}}}`,
 		`{"metadata":{"name":"a","creationTimestamp":"20 Nov 2025"},"status":{"conditions":[{"lastProbeTime":5}]}}`,
 		`{"metadata":{"name":"a"},"spec":{"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"AverageValue","averageValue":"100m"}}}]}}`,
 	} {
