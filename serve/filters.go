@@ -164,6 +164,10 @@ func withRequestInfo(next http.Handler, infos *request.RequestInfoFactory) http.
 // snapshot does not do) and logs through klog when they are malformed,
 // while the list handler answers those with a 400 anyway.
 func forRequestInfo(r *http.Request) *http.Request {
+	if r.URL.RawQuery == "" {
+		// Nothing to strip (a single GET): no copy of the URL and query.
+		return &http.Request{Method: r.Method, URL: r.URL}
+	}
 	u := *r.URL
 	u.RawQuery = url.Values{"watch": r.URL.Query()["watch"]}.Encode()
 	return &http.Request{Method: r.Method, URL: &u}

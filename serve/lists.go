@@ -28,7 +28,7 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) er
 	if err != nil {
 		return err
 	}
-	if _, err := parseResourceVersion(r.URL.Query().Get("resourceVersion")); err != nil {
+	if _, err := parseResourceVersion(queryValue(r, "resourceVersion")); err != nil {
 		return err
 	}
 	o := req.res.Find(req.namespace, req.name)

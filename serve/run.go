@@ -142,14 +142,12 @@ func Run(ctx context.Context, o Options) (err error) {
 				hopts.LogPrefix = names[i] + ": "
 			}
 		}
-		srv := &http.Server{ReadHeaderTimeout: 30 * time.Second}
 		scheme := "http"
 		if creds != nil {
 			hopts.Token = creds.token
-			srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{creds.cert}, MinVersion: tls.VersionTLS12}
 			scheme = "https"
 		}
-		srv.Handler = NewHandler(x, hopts)
+		srv := newServer(NewHandler(x, hopts), creds)
 		servers = append(servers, srv)
 		go func() {
 			serve := func() error { return srv.Serve(ln) }
@@ -183,6 +181,16 @@ func Run(ctx context.Context, o Options) (err error) {
 	case err := <-errs:
 		return err
 	}
+}
+
+// newServer is the HTTP server of one bundle: HTTPS (and so HTTP/2) with
+// the run's certificate when creds is set, plain HTTP otherwise.
+func newServer(h http.Handler, creds *credentials) *http.Server {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	if creds != nil {
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{creds.cert}, MinVersion: tls.VersionTLS12}
+	}
+	return srv
 }
 
 // loadBundle opens a bundle, upgrading it first when it is legacy.

@@ -24,6 +24,11 @@ import (
 // tableOptions decodes includeObject as the server does.
 func tableOptions(r *http.Request) (*metav1.TableOptions, error) {
 	opts := &metav1.TableOptions{}
+	if r.URL.RawQuery == "" {
+		// What decoding no parameters gives, without the scheme's
+		// conversion: most Table requests have no query.
+		return opts, nil
+	}
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}

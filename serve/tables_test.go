@@ -3,10 +3,15 @@ package serve
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/internal/servetest"
@@ -159,5 +164,25 @@ func TestTableRowsKeepTheStoredOrder(t *testing.T) {
 	slices.Reverse(listNames)
 	if len(tableNames) < 2 || !slices.Equal(tableNames, listNames) {
 		t.Errorf("table rows %v, list items %v: the table must keep its own (reversed) order", tableNames, listNames)
+	}
+}
+
+// tableOptions answers a request without a query without decoding it:
+// the answer must be what decoding no parameters gives.
+func TestTableOptionsWithoutQuery(t *testing.T) {
+	decoded := &metav1.TableOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(url.Values{}, metav1.SchemeGroupVersion, decoded); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tableOptions(httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/pods/a", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, decoded) {
+		t.Errorf("tableOptions without a query = %#v, decoding no parameters gives %#v", got, decoded)
+	}
+	got, err = tableOptions(httptest.NewRequest(http.MethodGet, "/api/v1/pods?includeObject=None", nil))
+	if err != nil || got.IncludeObject != metav1.IncludeNone {
+		t.Errorf("tableOptions(includeObject=None) = %#v, %v", got, err)
 	}
 }

@@ -103,10 +103,19 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
+// queryValue is r.URL.Query().Get(key), without parsing (and allocating)
+// when the request has no query, as a single GET has not.
+func queryValue(r *http.Request, key string) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return r.URL.Query().Get(key)
+}
+
 // isPretty is the server's rule for indenting JSON: ?pretty=true, or a
 // browser or curl asking.
 func isPretty(r *http.Request) bool {
-	if p := r.URL.Query().Get("pretty"); p != "" {
+	if p := queryValue(r, "pretty"); p != "" {
 		v, _ := strconv.ParseBool(p)
 		return v
 	}
