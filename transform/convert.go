@@ -108,7 +108,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 	writeErr := make(chan error, 1)
 	go func() { writeErr <- p.writeConvertedQueue(queue, cancel) }()
 	written := map[string]bool{}
-	wanted := func(hdr *tar.Header, rel string, c contract.Classification) bool {
+	wanted := func(rel string, c contract.Classification) bool {
 		return !c.Converted && convertsFrom(targets[c.GR], p.storedAt, rel)
 	}
 	convert := func(hdr *tar.Header, rel string, c contract.Classification, data []byte) error {
@@ -152,7 +152,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 		return nil
 	}
 	var err error
-	if p.spool.covers(func(in convertInput) bool { return wanted(in.hdr, in.rel, in.class) }) {
+	if p.spool.covers(func(in convertInput) bool { return wanted(in.rel, in.class) }) {
 		p.sum.convertedFrom = "spool"
 		err = p.convertFromSpool(ctx, wanted, convert)
 	} else {
@@ -161,7 +161,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 			if err := ctx.Err(); err != nil {
 				return context.Cause(ctx)
 			}
-			if !p.b.IsListOfRecord(e) || !wanted(e.Header, e.Rel, e.Class) {
+			if !p.b.IsListOfRecord(e) || !wanted(e.Rel, e.Class) {
 				return nil
 			}
 			data, err := e.ReadAll()
@@ -184,13 +184,13 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 
 // convertFromSpool gives convert every list wanted, from the spool the
 // stream kept them in, in stream order.
-func (p *pipeline) convertFromSpool(ctx context.Context, wanted func(*tar.Header, string, contract.Classification) bool,
+func (p *pipeline) convertFromSpool(ctx context.Context, wanted func(string, contract.Classification) bool,
 	convert func(*tar.Header, string, contract.Classification, []byte) error) error {
 	for _, in := range p.spool.inputs {
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
 		}
-		if !wanted(in.hdr, in.rel, in.class) {
+		if !wanted(in.rel, in.class) {
 			continue
 		}
 		data, err := p.spool.read(in)

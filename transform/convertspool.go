@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -74,8 +73,8 @@ func (s *convertSpool) write(body []byte) error {
 // read returns the bytes of a kept list.
 func (s *convertSpool) read(in convertInput) ([]byte, error) {
 	data := make([]byte, in.hdr.Size)
-	if _, err := s.file.ReadAt(data, in.off); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("reading %s back from the spool: %w", in.rel, err)
+	if n, err := s.file.ReadAt(data, in.off); n < len(data) {
+		return nil, fmt.Errorf("reading %s back from the spool: %d of %d bytes: %w", in.rel, n, len(data), err)
 	}
 	return data, nil
 }

@@ -69,8 +69,9 @@ type pipeline struct {
 	progress progress
 
 	// spool keeps the lists writeConverted may read again; multiVersion
-	// counts the versions the rendered release serves each built-in
-	// group resource at (mayConvert). Both belong to the reader.
+	// counts the versions each group resource is served at, by the
+	// rendered release's built-in discovery and the bundle's own
+	// (mayConvert). Both belong to the reader.
 	spool           convertSpool
 	multiVersion    map[schema.GroupResource]int
 	resourceCounted bool // resources.json is in multiVersion
