@@ -132,7 +132,10 @@ func TestDecodeIsTheServersDecode(t *testing.T) {
 
 // The decoders differ in what they make of a number decoded into an
 // interface value (PreserveInts makes it an int64): no type the upgrade
-// decodes into has one, except behind a decoding method of its own.
+// decodes into has one, except behind a decoding method of its own. And
+// where encoding/json quietly ignores a struct's conflicting names or
+// malformed tags, decodeOptions report an error: every struct type the
+// upgrade decodes into must have none.
 func TestDecodedTypesHoldNoInterface(t *testing.T) {
 	unmarshaler := reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler := reflect.TypeFor[encoding.TextUnmarshaler]()
@@ -155,6 +158,9 @@ func TestDecodedTypesHoldNoInterface(t *testing.T) {
 			walk(typ.Key(), path+"{key}")
 			walk(typ.Elem(), path+"{}")
 		case reflect.Struct:
+			if err := jsonv2.Unmarshal([]byte("{}"), reflect.New(typ).Interface(), decodeOptions); err != nil {
+				t.Errorf("%s (%s): %v", path, typ, err)
+			}
 			for i := range typ.NumField() {
 				if f := typ.Field(i); f.IsExported() && f.Tag.Get("json") != "-" {
 					walk(f.Type, path+"."+f.Name)
