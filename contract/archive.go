@@ -185,6 +185,11 @@ type Bundle struct {
 	notArchiveHint string
 	// scanning is true during the first pass, which alone notes Warnings.
 	scanning bool
+	// keepStream asks the first pass over a .tar.gz to keep the tar
+	// stream it inflates for the later passes (OpenOptions.KeepStream);
+	// kept is that stream once the first pass has read it all.
+	keepStream bool
+	kept       *keptStream
 }
 
 // Open opens a .tar.gz, .tgz or .tar archive (recognised by content, not
@@ -207,6 +212,10 @@ type OpenOptions struct {
 	// HTTP says how a bundle named by an https:// URL is fetched.
 	HTTP   HTTPOptions
 	Limits Limits
+	// KeepStream keeps what the first pass inflates of a .tar.gz, so
+	// that the passes after it (Walk) do not inflate the archive again:
+	// for a caller that walks the bundle at least once (see keptstream.go).
+	KeepStream bool
 }
 
 // OpenContext is Open for any source: a file, a folder, "-", or an
@@ -217,7 +226,7 @@ func OpenContext(ctx context.Context, name string, o OpenOptions) (*Bundle, erro
 	if limits == (Limits{}) {
 		limits = DefaultLimits
 	}
-	b := &Bundle{Path: name, limits: limits, Names: map[string]bool{}}
+	b := &Bundle{Path: name, limits: limits, Names: map[string]bool{}, keepStream: o.KeepStream}
 	switch {
 	case name == "-":
 		stdin := o.Stdin
@@ -259,12 +268,15 @@ func OpenContext(ctx context.Context, name string, o OpenOptions) (*Bundle, erro
 // Limits are the limits the bundle was opened with.
 func (b *Bundle) Limits() Limits { return b.limits }
 
-// Close releases the spool of a bundle read from stdin or a URL.
+// Close releases the spool of a bundle read from stdin or a URL, and
+// the stream the first pass kept.
 func (b *Bundle) Close() error {
+	err := b.kept.close()
+	b.kept = nil
 	if b.spool == nil {
-		return nil
+		return err
 	}
-	err := b.spool.Close()
+	err = errors.Join(err, b.spool.Close())
 	if b.spoolName != "" {
 		err = errors.Join(err, os.Remove(b.spoolName))
 	}
@@ -357,21 +369,12 @@ func (b *Bundle) each(fn func(re rawEntry) error) error {
 	return b.eachTar(fn)
 }
 
-func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
-	f, err := b.open()
+func (b *Bundle) eachTar(fn func(re rawEntry) error) (err error) {
+	r, zs, done, err := b.tarStream()
 	if err != nil {
-		return fmt.Errorf("opening bundle: %w", err)
+		return err
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	var r io.Reader = br
-	var zs *gzipStream
-	if b.Format == FormatTarGz {
-		if zs, err = newGzipStream(br); err != nil {
-			return b.errorf("", "corrupt gzip stream: %v", err)
-		}
-		r = zs
-	}
+	defer func() { done(err) }()
 	tail := &tailReader{r: r}
 	tr := tar.NewReader(tail)
 	last := ""
@@ -406,6 +409,41 @@ func (b *Bundle) eachTar(fn func(re rawEntry) error) error {
 			return err
 		}
 	}
+}
+
+// tarStream starts a pass over the archive's tar stream: the stream the
+// first pass kept, else the archive, inflated when it is a .tar.gz (zs is
+// then its gzip reader). done ends the pass with its error; after a first
+// pass read to its end, it keeps the stream that pass read.
+func (b *Bundle) tarStream() (r io.Reader, zs *gzipStream, done func(error), err error) {
+	if b.kept != nil {
+		return b.kept.reader(), nil, func(error) {}, nil
+	}
+	f, err := b.open()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("opening bundle: %w", err)
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	r = br
+	if b.Format != FormatTarGz {
+		return r, nil, func(error) { f.Close() }, nil
+	}
+	if zs, err = newGzipStream(br); err != nil {
+		f.Close()
+		return nil, nil, nil, b.errorf("", "corrupt gzip stream: %v", err)
+	}
+	if !b.scanning || !b.keepStream {
+		return zs, zs, func(error) { f.Close() }, nil
+	}
+	keeper := newStreamKeeper()
+	return io.TeeReader(zs, keeper), zs, func(err error) {
+		f.Close()
+		if err != nil {
+			keeper.discard()
+			return
+		}
+		b.kept = keeper.finish()
+	}, nil
 }
 
 // regularFolder reads a regular entry whose name ends in "/" as GNU tar

@@ -44,7 +44,7 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 	if err := checkPaths(o.Source, o.Dest); err != nil {
 		return nil, err
 	}
-	b, err := contract.OpenContext(ctx, o.Source, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits})
+	b, err := contract.OpenContext(ctx, o.Source, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits, KeepStream: true})
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func (o *inspectOptions) Validate() error {
 }
 
 func (o *inspectOptions) Run(ctx context.Context) error {
-	b, err := contract.OpenContext(ctx, o.bundle, contract.OpenOptions{Stdin: o.In, HTTP: o.http, Limits: contract.DefaultLimits})
+	b, err := contract.OpenContext(ctx, o.bundle, contract.OpenOptions{Stdin: o.In, HTTP: o.http, Limits: contract.DefaultLimits, KeepStream: true})
 	if err != nil {
 		return err
 	}
