@@ -463,7 +463,12 @@ func encodeList(target schema.GroupVersionKind, resourceVersion string, items []
 	if err != nil {
 		return nil, err
 	}
+	size := len(head) + len(`,"items":[`) + len("\n]}\n")
+	for _, it := range items {
+		size += len(it) + 2
+	}
 	var b bytes.Buffer
+	b.Grow(size) // one allocation, not a doubling's garbage
 	b.Write(head[:len(head)-1])
 	b.WriteString(`,"items":[`)
 	for i, it := range items {

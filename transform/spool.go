@@ -36,6 +36,10 @@ func newTableBody(listSize int) (*tableBody, error) {
 		if os.Remove(f.Name()) != nil {
 			t.name = f.Name() // removed by discard
 		}
+	} else {
+		// A table is a sixth to a half of its list: sized for the
+		// common case, it grows once at most instead of from nothing.
+		t.buf.Grow(listSize / 4)
 	}
 	return t, nil
 }
