@@ -66,10 +66,10 @@ type ItemTypeMeta struct {
 var ErrNotAList = errors.New("not a list of Kubernetes objects")
 
 // DecodeList reads every legacy shape of a resource list. The file is
-// validated once and then split without decoding (internal/rawjson);
-// each item keeps the bytes it was stored with. A member that occurs
-// twice is read as encoding/json reads it, the last one, and recorded
-// (see DuplicateKeys).
+// validated as it is split, in one pass, without decoding
+// (internal/rawjson); each item keeps the bytes it was stored with. A
+// member that occurs twice is read as encoding/json reads it, the last
+// one, and recorded (see DuplicateKeys).
 func DecodeList(data []byte, format Format) (*List, error) {
 	if format == FormatYAML {
 		j, err := yamlToJSON(data)
@@ -82,23 +82,36 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("empty file: %w", ErrNotAList)
 	}
-	if err := rawjson.Check(data); err != nil {
-		return nil, err
-	}
 	switch data[0] {
 	case '[':
 		l := &List{Shape: ShapeArray}
-		elements, _ := l.elements(data)
+		elements, end := l.elements(data, 0)
+		if end != len(data) {
+			return nil, invalidJSON(data)
+		}
 		if err := l.setItems(elements); err != nil {
 			return nil, err
 		}
 		return l, nil
 	case '{':
 		return decodeObject(data)
-	case 'n':
+	}
+	if err := rawjson.Check(data); err != nil {
+		return nil, err
+	}
+	if data[0] == 'n' {
 		return &List{Shape: ShapeArray}, nil // null
 	}
 	return nil, fmt.Errorf("top-level JSON value is not an array or object: %w", ErrNotAList)
+}
+
+// invalidJSON is the error of a file the scan found invalid: where it
+// goes wrong, in encoding/json's words (rawjson.Check).
+func invalidJSON(data []byte) error {
+	if err := rawjson.Check(data); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON")
 }
 
 // item is one element of a list: its bytes and the members a reader of
@@ -127,13 +140,13 @@ func decodeObject(data []byte) (*List, error) {
 			return -1
 		}
 		var end int
-		elements, end = l.elements(data[m.Start:])
+		elements, end = l.elements(data[m.Start:], 1)
 		if end < 0 {
 			return -1
 		}
 		return m.Start + end
 	}
-	rawjson.EachMemberReading(data, split, func(m rawjson.Member) bool {
+	end := rawjson.EachMemberReadingValid(data, split, func(m rawjson.Member) bool {
 		v := data[m.Start:m.End]
 		name := keyOf(m, "items", "apiVersion", "kind", "metadata")
 		switch name {
@@ -147,6 +160,9 @@ func decodeObject(data []byte) (*List, error) {
 		l.note(&seen, name, "", -1, "")
 		return true
 	})
+	if end != len(data) {
+		return nil, invalidJSON(data)
+	}
 	if items == nil && isEmptyList(&top) {
 		// A list type whose items are omitempty (1.26's
 		// admissionregistration.k8s.io/v1alpha1 lists, for one): the
@@ -225,17 +241,18 @@ func (it *item) set(name string, v []byte) {
 	}
 }
 
-// elements splits the valid JSON array that starts arr into its items,
-// reading the members each needs, and returns the index just past the
-// array. arr starts with the list's items when the list is an object, and
-// is the whole file otherwise.
-func (l *List) elements(arr []byte) ([]item, int) {
+// elements splits the JSON array that starts arr into its items, reading
+// the members each needs, and validates it in the same pass: it returns
+// the index just past the array, or -1 when it is not valid. arr starts
+// with the list's items when the list is an object (depth 1, inside it),
+// and is the whole file otherwise (depth 0).
+func (l *List) elements(arr []byte, depth int) ([]item, int) {
 	path := "items"
 	if l.Shape == ShapeArray {
 		path = ""
 	}
 	var out []item
-	end := rawjson.EachElementMembers(arr, func(e []byte, members []rawjson.Member) {
+	end := rawjson.EachElementMembersValid(arr, depth, func(e []byte, members []rawjson.Member) {
 		it := item{raw: json.RawMessage(e)}
 		var seen keySet
 		for _, m := range members {

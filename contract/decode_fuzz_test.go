@@ -3,12 +3,14 @@ package contract_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // FuzzDecodeList decodes arbitrary bytes as every legacy list shape, in
@@ -37,6 +39,13 @@ func FuzzDecodeList(f *testing.F) {
 			format = contract.FormatYAML
 		}
 		l, err := contract.DecodeList(data, format)
+		if trimmed := bytes.TrimSpace(data); !yaml && len(trimmed) > 0 && !json.Valid(trimmed) {
+			// Validated as it is split: refused, where it goes wrong
+			// named as a validation first would.
+			if want := rawjson.Check(trimmed); err == nil || want == nil || err.Error() != want.Error() {
+				t.Fatalf("invalid JSON %q: err %v, want %v", data, err, want)
+			}
+		}
 		if err != nil {
 			return
 		}
@@ -52,11 +61,13 @@ func FuzzDecodeList(f *testing.F) {
 					Namespace any `json:"namespace"`
 				} `json:"metadata"`
 			}
-			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(item, &want); err != nil {
-				// metadata is not an object: DecodeList must have
-				// refused an item without a name.
+			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(item, &want); err != nil && !strings.HasPrefix(err.Error(), "json: cannot unmarshal") {
 				t.Fatalf("item %d: %v, yet accepted: %s", i, err, item)
 			}
+			// A type error (metadata not an object) leaves the rest
+			// decoded, as a key's last value: an item without a name
+			// must have been refused, and the last of a duplicated key
+			// read, below.
 			str := func(v any) string { s, _ := v.(string); return s }
 			ns, name := l.ItemKey(i)
 			apiVersion, kind := l.ItemType(i)

@@ -137,7 +137,7 @@ func quoted(key []byte) []byte {
 // order written, until fn returns false. obj may start with white space;
 // anything but an object has no members.
 func EachMember(obj []byte, fn func(m Member) bool) {
-	members(obj, skipSpace(obj, 0), 0, nil, fn)
+	members(obj, skipSpace(obj, 0), 0, nil, fn, unchecked)
 }
 
 // EachMemberReading is EachMember for a caller that reads some values
@@ -146,21 +146,43 @@ func EachMember(obj []byte, fn func(m Member) bool) {
 // index in obj just past the value it read, or -1 to have it skipped.
 // A value read so is not scanned a second time.
 func EachMemberReading(obj []byte, read func(m Member) int, fn func(m Member) bool) {
-	members(obj, skipSpace(obj, 0), 0, read, fn)
+	members(obj, skipSpace(obj, 0), 0, read, fn, unchecked)
 }
+
+// EachMemberReadingValid is EachMemberReading that also validates the
+// object as Valid does, in the same pass: it returns the index just past
+// the object, or -1 when obj does not start with a valid one (or fn
+// stopped). A value that read reads, it must validate itself (an array
+// of members is EachElementMembersValid(v, 1, ...)).
+func EachMemberReadingValid(obj []byte, read func(m Member) int, fn func(m Member) bool) int {
+	return members(obj, skipSpace(obj, 0), 0, read, fn, 0)
+}
+
+// unchecked is the depth argument of a scan that does not validate.
+const unchecked = -1
 
 // members calls fn with each member of the object that starts at
 // obj[start], its offsets counted from obj[base], and returns the index
 // just past the object, or -1 when fn stopped or the object is not valid.
 // read, if not nil, may find where a value ends (see EachMemberReading).
-func members(obj []byte, start, base int, read func(m Member) int, fn func(m Member) bool) int {
+// A depth of 0 or more validates the object, which lies inside depth
+// arrays and objects, as Valid would; unchecked does not.
+func members(obj []byte, start, base int, read func(m Member) int, fn func(m Member) bool, depth int) int {
+	validate := depth >= 0
 	i := start
-	if i >= len(obj) || obj[i] != '{' {
+	if i >= len(obj) || obj[i] != '{' || validate && depth >= maxNestingDepth {
 		return -1
 	}
 	i = skipSpace(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
-		kEnd := SkipString(obj, i)
+		var kEnd int
+		if validate {
+			if kEnd = validString(obj, i); kEnd < 0 {
+				return -1
+			}
+		} else {
+			kEnd = SkipString(obj, i)
+		}
 		m := Member{Key: obj[i+1 : max(kEnd-1, i+1)], KeyStart: i - base}
 		i = skipSpace(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
@@ -178,7 +200,13 @@ func members(obj []byte, start, base int, read func(m Member) int, fn func(m Mem
 			}
 		}
 		if valueEnd < 0 {
-			valueEnd = SkipValue(obj, valueStart)
+			if validate {
+				if valueEnd = validValue(obj, valueStart, depth+1); valueEnd < 0 {
+					return -1
+				}
+			} else {
+				valueEnd = SkipValue(obj, valueStart)
+			}
 		}
 		m.End = valueEnd - base
 		if !fn(m) {
@@ -189,6 +217,9 @@ func members(obj []byte, start, base int, read func(m Member) int, fn func(m Mem
 			break
 		}
 		i = skipSpace(obj, i+1)
+		if validate && (i >= len(obj) || obj[i] != '"') {
+			return -1 // a comma before the closing brace, or no key
+		}
 	}
 	if i < len(obj) && obj[i] == '}' {
 		return i + 1
@@ -212,7 +243,7 @@ func Get(obj []byte, name string) []byte {
 // EachElement calls fn with every element of the array at arr, in order.
 // arr may start with white space; anything but an array has no elements.
 func EachElement(arr []byte, fn func(elem []byte)) {
-	eachElement(arr, false, func(elem []byte, _ []Member) { fn(elem) })
+	eachElement(arr, false, func(elem []byte, _ []Member) { fn(elem) }, unchecked)
 }
 
 // EachElementMembers is EachElement that also gives the members of each
@@ -222,12 +253,22 @@ func EachElement(arr []byte, fn func(elem []byte)) {
 // It returns the index just past the array, or -1 if arr does not hold
 // a valid one.
 func EachElementMembers(arr []byte, fn func(elem []byte, members []Member)) int {
-	return eachElement(arr, true, fn)
+	return eachElement(arr, true, fn, unchecked)
 }
 
-func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Member)) int {
+// EachElementMembersValid is EachElementMembers that also validates the
+// array, which lies inside depth arrays and objects, as Valid does, in
+// the same pass: it returns the index just past the array, or -1 when arr
+// does not start with a valid one. Elements before an invalid byte have
+// been given to fn.
+func EachElementMembersValid(arr []byte, depth int, fn func(elem []byte, members []Member)) int {
+	return eachElement(arr, true, fn, depth)
+}
+
+func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Member), depth int) int {
+	validate := depth >= 0
 	i := skipSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
+	if i >= len(arr) || arr[i] != '[' || validate && depth >= maxNestingDepth {
 		return -1
 	}
 	var ms []Member
@@ -235,16 +276,26 @@ func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Me
 		ms = append(ms, m)
 		return true
 	}
+	elemDepth := unchecked
+	if validate {
+		elemDepth = depth + 1
+	}
 	i = skipSpace(arr, i+1)
 	for i < len(arr) && arr[i] != ']' {
 		ms = ms[:0]
 		end := -1
 		if withMembers && arr[i] == '{' {
-			end = members(arr, i, i, nil, collect)
+			end = members(arr, i, i, nil, collect, elemDepth)
 		}
 		if end < 0 {
 			ms = ms[:0]
-			end = SkipValue(arr, i)
+			if validate {
+				if end = validValue(arr, i, elemDepth); end < 0 {
+					return -1
+				}
+			} else {
+				end = SkipValue(arr, i)
+			}
 		}
 		if end == i {
 			return -1
@@ -255,6 +306,9 @@ func eachElement(arr []byte, withMembers bool, fn func(elem []byte, members []Me
 			break
 		}
 		i = skipSpace(arr, i+1)
+		if validate && (i >= len(arr) || arr[i] == ']') {
+			return -1 // a comma before the closing bracket
+		}
 	}
 	if i < len(arr) && arr[i] == ']' {
 		return i + 1

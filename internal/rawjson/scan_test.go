@@ -74,6 +74,7 @@ func checkScan(t *testing.T, data []byte) {
 	if want := json.Valid(data); valid != want {
 		t.Fatalf("Valid(%q) = %v, encoding/json says %v", data, valid, want)
 	}
+	checkValidatingScan(t, data, valid)
 	if !valid {
 		// Nothing to compare with; only nothing may go wrong.
 		rawjson.EachMember(data, func(m rawjson.Member) bool { m.Name(); return true })
@@ -190,6 +191,71 @@ func checkValue(t *testing.T, v []byte, depth int) {
 	default:
 		if got := rawjson.String(v); got != "" {
 			t.Fatalf("String(%q) = %q, want \"\" for a value that is not a string", v, got)
+		}
+	}
+}
+
+// checkValidatingScan holds the walkers that validate as they go to
+// Valid's answer on an object or array, and, where valid, to what the
+// walkers that do not validate find: the members of the object, reading
+// its arrays as DecodeList reads a list's items, or the elements of the
+// array with their members.
+func checkValidatingScan(t *testing.T, data []byte, valid bool) {
+	t.Helper()
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || len(trimmed) < len(data) && !valid {
+		return // the walkers start at a value; Valid's white space is its own
+	}
+	// walk reads trimmed into found, validating or not, and returns where
+	// the value ends.
+	var walk func(found *[]string, validate bool) int
+	element := func(found *[]string) func(e []byte, ms []rawjson.Member) {
+		return func(e []byte, ms []rawjson.Member) { *found = append(*found, fmt.Sprintf("%s %v", e, ms)) }
+	}
+	switch trimmed[0] {
+	case '{':
+		walk = func(found *[]string, validate bool) int {
+			read := func(m rawjson.Member) int {
+				if trimmed[m.Start] != '[' {
+					return -1
+				}
+				var end int
+				if validate {
+					end = rawjson.EachElementMembersValid(trimmed[m.Start:], 1, element(found))
+				} else {
+					end = rawjson.EachElementMembers(trimmed[m.Start:], element(found))
+				}
+				if end < 0 {
+					return -1
+				}
+				return m.Start + end
+			}
+			member := func(m rawjson.Member) bool { *found = append(*found, fmt.Sprint(m)); return true }
+			if validate {
+				return rawjson.EachMemberReadingValid(trimmed, read, member)
+			}
+			rawjson.EachMemberReading(trimmed, read, member)
+			return len(trimmed)
+		}
+	case '[':
+		walk = func(found *[]string, validate bool) int {
+			if validate {
+				return rawjson.EachElementMembersValid(trimmed, 0, element(found))
+			}
+			return rawjson.EachElementMembers(trimmed, element(found))
+		}
+	default:
+		return
+	}
+	var got, want []string
+	end := walk(&got, true)
+	if accepted := end == len(trimmed); accepted != valid {
+		t.Fatalf("the validating walkers read %q to %d of %d: valid %v, Valid says %v", trimmed, end, len(trimmed), accepted, valid)
+	}
+	if valid {
+		walk(&want, false)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("the validating walkers found in %q:\n%v\nthe others:\n%v", trimmed, got, want)
 		}
 	}
 }

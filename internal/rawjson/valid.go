@@ -13,19 +13,25 @@ import (
 // per byte, was a tenth of an upgrade's time; this loop runs several times
 // faster. FuzzValid holds it to encoding/json's answers.
 func Valid(data []byte) bool {
+	i := validValue(data, skipSpace(data, 0), 0)
+	return i >= 0 && skipSpace(data, i) == len(data)
+}
+
+// validValue returns the index just past the valid JSON value that
+// starts at data[i], inside depth arrays and objects, or -1.
+func validValue(data []byte, i, depth int) int {
 	var open []byte // the '{' or '[' of each container the scan is inside
-	i := 0
 	for {
 		// A value starts at data[i], after optional white space.
 		i = skipSpace(data, i)
 		if i >= len(data) {
-			return false
+			return -1
 		}
 		complete := true
 		switch c := data[i]; c {
 		case '{', '[':
-			if len(open) >= maxNestingDepth {
-				return false
+			if depth+len(open) >= maxNestingDepth {
+				return -1
 			}
 			i = skipSpace(data, i+1)
 			if i < len(data) && data[i] == closer(c) {
@@ -49,32 +55,32 @@ func Valid(data []byte) bool {
 			i = validNumber(data, i)
 		}
 		if i < 0 {
-			return false
+			return -1
 		}
 		if !complete {
 			continue
 		}
 		// After a complete value: close containers until the next element.
 		for {
-			i = skipSpace(data, i)
 			if len(open) == 0 {
-				return i == len(data)
+				return i
 			}
+			i = skipSpace(data, i)
 			if i >= len(data) {
-				return false
+				return -1
 			}
 			c := open[len(open)-1]
 			if data[i] == ',' {
 				i++
 				if c == '{' {
 					if i = validKey(data, skipSpace(data, i)); i < 0 {
-						return false
+						return -1
 					}
 				}
 				break
 			}
 			if data[i] != closer(c) {
-				return false
+				return -1
 			}
 			open = open[:len(open)-1]
 			i++

@@ -34,15 +34,28 @@ func TestValid(t *testing.T) {
 			strings.Repeat(`{"a":`, depth-1)+"{}"+strings.Repeat("}", depth-1),
 			strings.Repeat("[", depth-1)+`{"a":1}`+strings.Repeat("]", depth-1))
 	}
+	// The walkers that validate a value given its depth count the same.
+	for _, depth := range []int{9997, 9998, 9999} {
+		for _, list := range []string{`[{"a":1}]`, `[[]]`, `[{"a":[]}]`} {
+			want := json.Valid([]byte(strings.Repeat("[", depth) + list + strings.Repeat("]", depth)))
+			end := rawjson.EachElementMembersValid([]byte(list), depth, func([]byte, []rawjson.Member) {})
+			if got := end == len(list); got != want {
+				t.Errorf("EachElementMembersValid(%s, %d) = %d: valid %v, encoding/json says %v", list, depth, end, got, want)
+			}
+		}
+	}
 	for _, c := range cases {
-		if got, want := rawjson.Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+		want := json.Valid([]byte(c))
+		if got := rawjson.Valid([]byte(c)); got != want {
 			t.Errorf("Valid(%.60q) = %v, encoding/json says %v", c, got, want)
 		}
+		checkValidatingScan(t, []byte(c), want)
 	}
 }
 
-// BenchmarkValid compares Valid with encoding/json.Valid on a
-// list of pods as troubleshoot writes it.
+// BenchmarkValid compares Valid with encoding/json.Valid on a list of
+// pods as troubleshoot writes it, and the split of its items after Valid
+// with the split that validates as it goes.
 func BenchmarkValid(b *testing.B) {
 	data := benchList(b)
 	b.Run("Valid", func(b *testing.B) {
@@ -53,6 +66,43 @@ func BenchmarkValid(b *testing.B) {
 			}
 		}
 	})
+	// A list's items as DecodeList splits them: validated first, then
+	// split, or validated as they are split.
+	split := func(validate bool) int {
+		read := func(m rawjson.Member) int {
+			if !m.Is("items") {
+				return -1
+			}
+			each := func([]byte, []rawjson.Member) {}
+			var end int
+			if validate {
+				end = rawjson.EachElementMembersValid(data[m.Start:], 1, each)
+			} else {
+				end = rawjson.EachElementMembers(data[m.Start:], each)
+			}
+			return m.Start + end
+		}
+		keep := func(rawjson.Member) bool { return true }
+		if validate {
+			return rawjson.EachMemberReadingValid(data, read, keep)
+		}
+		if !rawjson.Valid(data) {
+			return -1
+		}
+		rawjson.EachMemberReading(data, read, keep)
+		return len(data)
+	}
+	for _, validate := range []bool{false, true} {
+		name := map[bool]string{false: "ValidThenSplit", true: "SplitValidating"}[validate]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for range b.N {
+				if split(validate) != len(data) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
 	b.Run("encoding-json", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for range b.N {
