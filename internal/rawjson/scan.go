@@ -10,8 +10,9 @@
 // after its escapes are decoded, and of two members with the same key the
 // last one counts. FuzzScan holds it to encoding/json on any input.
 //
-// The walkers expect valid JSON (Valid says); on anything else they never
-// panic and always end, but what they find is unspecified.
+// The walkers expect valid JSON (Valid says), except those named Valid,
+// which check it as they go; on anything else they never panic and always
+// end, but what they find is unspecified.
 package rawjson
 
 import (
