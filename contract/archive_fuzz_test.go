@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func FuzzOpenArchive(f *testing.F) {
 	})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer watchdog(10 * time.Second)()
+		checkKeptStream(t, data)
 		b, err := contract.OpenReader("-", bytes.NewReader(data), fuzzLimits)
 		if err != nil {
 			checkFuzzError(t, err, len(data) > 0)
@@ -81,6 +83,31 @@ func FuzzOpenArchive(f *testing.F) {
 			t.Errorf("walked %d entries, the first pass counted %d", n, b.Entries)
 		}
 	})
+}
+
+// checkKeptStream holds a bundle opened with KeepStream to one opened
+// without: the same error or none, and walks that deliver the same
+// entries, byte for byte, or fail the same way.
+func checkKeptStream(t *testing.T, data []byte) {
+	t.Helper()
+	open := func(keep bool) (*contract.Bundle, error) {
+		return contract.OpenContext(t.Context(), "-", contract.OpenOptions{Stdin: bytes.NewReader(data), Limits: fuzzLimits, KeepStream: keep})
+	}
+	plain, perr := open(false)
+	kept, kerr := open(true)
+	if fmt.Sprint(perr) != fmt.Sprint(kerr) {
+		t.Fatalf("opened with KeepStream: %v; without: %v", kerr, perr)
+	}
+	if perr != nil {
+		return
+	}
+	defer plain.Close()
+	defer kept.Close()
+	want, werr := walkEntries(t, plain)
+	got, gerr := walkEntries(t, kept)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("walked with KeepStream: %d entries, %v; without: %d entries, %v", len(got), gerr, len(want), werr)
+	}
 }
 
 // watchdog crashes the process when an input runs longer than d, so
