@@ -1,0 +1,134 @@
+package peers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/internal/contracttest"
+)
+
+// TestGetFloor measures table-get-s without kube-apiserver: `bundlectl
+// serve` of the benchmark's upgraded bundle against its floor, the same
+// GETs from the same clients, alternately, as Run measures them. Run only
+// with BUNDLECTL_GET_FLOOR=1; BUNDLECTL_GET_FLOOR_DIR keeps the bundles
+// between runs, BUNDLECTL_GET_FLOOR_N is the number of GETs per side
+// (default 2,000). BUNDLECTL_GET_FLOOR_LISTS=1 first asks each server for
+// the lists Run measures before the GETs; BUNDLECTL_GET_FLOOR_THRASH=MB
+// writes that much memory between two GETs, as kube-apiserver's own GET
+// does between them in Run.
+func TestGetFloor(t *testing.T) {
+	if os.Getenv("BUNDLECTL_GET_FLOOR") != "1" {
+		t.Skip("set BUNDLECTL_GET_FLOOR=1: generates the 10k-pod bundle and times single GETs of bundlectl serve against its floor")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	n := envInt(t, "BUNDLECTL_GET_FLOOR_N", 2000)
+	o := Options{Bundlectl: bundlectlBinary(t), Floor: floorCommand, Log: os.Stderr}
+	o.defaults()
+	r := &runner{o: o, rep: &Report{}, dir: os.Getenv("BUNDLECTL_GET_FLOOR_DIR")}
+	if r.dir == "" {
+		r.dir = t.TempDir()
+	}
+	upgraded := filepath.Join(r.dir, "upgraded.tar.gz")
+	if _, err := os.Stat(upgraded); err != nil {
+		legacy := filepath.Join(r.dir, "legacy.tar.gz")
+		if _, err := contracttest.WriteBundleFile(legacy, *o.Spec); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.CommandContext(ctx, o.Bundlectl, "upgrade", "--force", legacy, upgraded).CombinedOutput(); err != nil {
+			t.Fatalf("bundlectl upgrade: %v\n%s", err, out)
+		}
+	}
+	os.Remove(filepath.Join(r.dir, "serve.kubeconfig"))
+	os.RemoveAll(filepath.Join(r.dir, "floor"))
+	stopServe, err := r.startServe(ctx, upgraded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopServe()
+	gets, err := r.getPaths(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := []floorRequest{{"/api/v1/pods", "application/json", benchUserAgent}, {"/api/v1/pods", kubectlAccept, benchUserAgent}}
+	for _, p := range gets {
+		requests = append(requests, floorRequest{p, kubectlAccept, benchUserAgent})
+	}
+	floor, stopFloor, err := r.startFloor(ctx, requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopFloor()
+	sides := []*side{r.served, floor}
+	if os.Getenv("BUNDLECTL_GET_FLOOR_LISTS") == "1" {
+		for _, accept := range []string{kubectlAccept, "application/json"} {
+			if _, _, err := r.alternate(sides, 3, func(s *side, _ int) (float64, error) {
+				return timed(func() error { _, err := s.get(ctx, s.client, "/api/v1/pods", accept); return err })
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var thrash []byte
+	if mb := envInt(t, "BUNDLECTL_GET_FLOOR_THRASH", 0); mb > 0 {
+		thrash = make([]byte, mb<<20)
+	}
+	faults := make([]int, len(sides))
+	for k, s := range sides {
+		faults[k] = minorFaults(s.pid)
+	}
+	samples, cpu, err := r.alternate(sides, n, func(s *side, i int) (float64, error) {
+		for j := 0; j < len(thrash); j += 64 {
+			thrash[j]++
+		}
+		return timed(func() error { _, err := s.get(ctx, s.client, gets[i%len(gets)], kubectlAccept); return err })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range sides {
+		xs := slices.Clone(samples[k])
+		slices.Sort(xs)
+		q := func(p float64) float64 { return xs[int(p*float64(len(xs)-1))] * 1e3 }
+		rss, _ := procStatus(s.pid, "VmRSS")
+		t.Logf("%-9s GET ms: p10 %.3f median %.3f p90 %.3f; server CPU %.1f µs and %.1f page faults per GET; RSS %.0f MB", s.name, q(0.1), q(0.5), q(0.9), cpu[k]/float64(n)*1e6, float64(minorFaults(s.pid)-faults[k])/float64(n), rss)
+		fmt.Fprintf(os.Stderr, "%s median %.4f ms\n", s.name, q(0.5))
+	}
+	t.Logf("ratio of the medians: %.3f", median(samples[0])/median(samples[1]))
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return n
+}
+
+// minorFaults is the number of minor page faults a process has taken.
+func minorFaults(pid int) int {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 8 {
+		return 0
+	}
+	// minflt is field 10 of stat.
+	n, _ := strconv.Atoi(fields[7])
+	return n
+}
