@@ -117,8 +117,10 @@ func (l *loader) assemble() {
 	for _, r := range all {
 		sort.SliceStable(r.objects, func(i, j int) bool { return r.objects[i].Key < r.objects[j].Key })
 		r.objects = dedupe(r.objects)
+		r.byKey = make(map[string]*Object, len(r.objects))
 		for i, o := range r.objects {
 			o.idx = i
+			r.byKey[o.Key] = o
 		}
 	}
 	l.attachTables(listRes, listObjects)

@@ -62,6 +62,11 @@ type Resource struct {
 	// objects are in etcd key order (namespace/name, byte-wise), which is
 	// the order the real server lists them in.
 	objects []*Object
+	// byKey finds an object by its Key. A single GET looks up one object
+	// among thousands: a binary search over objects reads a dozen objects
+	// and their keys spread over the heap, each a cache miss in a server
+	// that sits idle between requests; a map reads about three.
+	byKey map[string]*Object
 	// columns is the compact JSON array of the stored tables' column
 	// definitions; nil when no table was stored (the default convertor's
 	// Name and Created At are served then, as the server does for kinds
@@ -143,15 +148,10 @@ func (r *Resource) NamespaceRange(ns string) []*Object {
 
 // Find returns the object with the given namespace and name.
 func (r *Resource) Find(ns, name string) *Object {
-	key := name
-	if r.Namespaced {
-		key = ns + "/" + name
+	if !r.Namespaced {
+		return r.byKey[name]
 	}
-	i := sort.Search(len(r.objects), func(i int) bool { return r.objects[i].Key >= key })
-	if i < len(r.objects) && r.objects[i].Key == key {
-		return r.objects[i]
-	}
-	return nil
+	return r.byKey[ns+"/"+name]
 }
 
 // Lookup finds what discovery advertises for a group version and resource
