@@ -165,8 +165,9 @@ func withRequestInfo(next http.Handler, infos *request.RequestInfoFactory) http.
 // while the list handler answers those with a 400 anyway.
 func forRequestInfo(r *http.Request) *http.Request {
 	if r.URL.RawQuery == "" {
-		// Nothing to strip (a single GET): no copy of the URL and query.
-		return &http.Request{Method: r.Method, URL: r.URL}
+		// Nothing to strip (a single GET): RequestInfo reads only the
+		// method and the URL, so the request itself will do.
+		return r
 	}
 	u := *r.URL
 	u.RawQuery = url.Values{"watch": r.URL.Query()["watch"]}.Encode()

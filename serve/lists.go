@@ -36,21 +36,22 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) er
 		s.warnNotCollected(w, req)
 		return apierrors.NewNotFound(req.res.GR, req.name)
 	}
-	b := &body{}
+	b := pooledBody()
+	defer b.release()
 	switch t.kind {
 	case "":
 		appendTyped(b, o)
-		b.addString("\n")
+		b.add(newline)
 	case "PartialObjectMetadata":
 		appendPartial(b, o, t.groupVersion)
-		b.addString("\n")
+		b.add(newline)
 	case "Table":
 		opts, err := tableOptions(r)
 		if err != nil {
 			return err
 		}
 		s.appendTable(b, req.res, t.groupVersion, objectListMeta(o), []*index.Object{o}, rowPolicy(r, opts.IncludeObject), false)
-		b.addString("\n")
+		b.add(newline)
 	default:
 		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, req.api.Kind))
 	}
@@ -115,7 +116,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) e
 			return err
 		}
 		s.appendTable(b, req.res, t.groupVersion, meta, req.res.RowOrder(page), rowPolicy(r, topts.IncludeObject), false)
-		b.addString("\n")
+		b.add(newline)
 	default:
 		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind))
 	}

@@ -45,15 +45,15 @@ func tableOptions(r *http.Request) (*metav1.TableOptions, error) {
 // appendTable renders a Table of objs. noHeaders leaves the column
 // definitions out (null), as watch events after the first do.
 func (s *server) appendTable(b *body, res *index.Resource, groupVersion string, meta []byte, objs []*index.Object, include metav1.IncludeObjectPolicy, noHeaders bool) {
-	b.addString(`{"kind":"Table","apiVersion":` + quote(groupVersion) + `,"metadata":`)
+	b.add(tableHead(groupVersion))
 	b.add(meta)
-	b.addString(`,"columnDefinitions":`)
+	b.add(tableColumns)
 	if noHeaders {
-		b.addString("null")
+		b.add(null)
 	} else {
 		b.add(res.Columns())
 	}
-	b.addString(`,"rows":[`)
+	b.add(tableRows)
 	b.grow(8*len(objs) + 1)
 	for i, o := range objs {
 		if i > 0 {
@@ -79,7 +79,31 @@ func (s *server) appendTable(b *body, res *index.Resource, groupVersion string, 
 		}
 		b.add(closeBrace)
 	}
-	b.addString("]}")
+	b.add(tableEnd)
+}
+
+// The envelope of a Table, shared by every request for one.
+var (
+	tableV1      = tablePrefix(metaV1)
+	tableV1beta1 = tablePrefix(metaV1beta1)
+	tableColumns = []byte(`,"columnDefinitions":`)
+	tableRows    = []byte(`,"rows":[`)
+	tableEnd     = []byte("]}")
+)
+
+func tablePrefix(groupVersion string) []byte {
+	return []byte(`{"kind":"Table","apiVersion":` + quote(groupVersion) + `,"metadata":`)
+}
+
+// tableHead opens a Table, up to its metadata.
+func tableHead(groupVersion string) []byte {
+	switch groupVersion {
+	case metaV1:
+		return tableV1
+	case metaV1beta1:
+		return tableV1beta1
+	}
+	return tablePrefix(groupVersion)
 }
 
 // includeLeanMetadata is the row object of kubectl's Tables (rowPolicy):
