@@ -115,51 +115,12 @@ type apiRequest struct {
 // serveResource routes a resource request: reviews are answered, writes
 // refused, connections refused at once, and reads served from the index.
 func (s *server) serveResource(w http.ResponseWriter, r *http.Request, info *request.RequestInfo) error {
-	gv := schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
-	if review, ok := reviews[gv.WithResource(info.Resource)]; ok && len(info.Parts) == 1 {
-		return s.serveReview(w, r, review, gv)
-	}
-	if !s.x.HasGroupVersion(gv.String()) {
-		if gv.Group != "" && !s.x.HasGroup(gv.Group) {
-			return errNotFoundPage
-		}
-		return errNoRoute()
-	}
-	req := &apiRequest{info: info, gvr: gv.WithResource(info.Resource), namespace: info.Namespace}
-	// The path, not RequestInfo.Name, names the object: RequestInfo also
-	// takes a name from a metadata.name field selector, for authorization.
-	if len(info.Parts) > 1 {
-		req.name = info.Parts[1]
-	}
-	if len(info.Parts) > 2 && info.Verb != "proxy" {
-		req.sub = info.Parts[2]
-	}
-	api, res, ok := s.x.Lookup(info.APIGroup, info.APIVersion, info.Resource, "")
-	// Only proxying takes a path after the subresource.
-	if !ok || len(info.Parts) > 3 && info.Verb != "proxy" && req.sub != "proxy" {
-		return errNoRoute()
-	}
-	req.api, req.res = api, res
-	s.warnDeprecated(w, gv, info.Resource, req.sub)
-	if info.Resource == "namespaces" {
-		req.namespace = ""
-	}
-	// Paths the server has no route for: a namespaced object without its
-	// namespace, a cluster-scoped resource under a namespace.
-	if api.Namespaced && req.namespace == "" && req.name != "" || !api.Namespaced && req.namespace != "" {
-		return errNoRoute()
-	}
-	if info.Verb == "proxy" {
-		return errNotServed("proxying", res.GR, req.name)
+	req, err := s.resolve(w, r, info)
+	if err != nil || req == nil {
+		return err
 	}
 	if req.sub != "" {
 		return s.serveSubresource(w, r, req)
-	}
-	switch routeOf(info.Verb, api, req.name == "") {
-	case noRoute:
-		return errNoRoute()
-	case noMethod:
-		return errMethodNotAllowed()
 	}
 	switch info.Verb {
 	case "get":
@@ -174,8 +135,67 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, info *req
 		}
 		return s.watch(w, r, req)
 	default:
-		return refuseWrite(info.Verb, res.GR, req.name)
+		return refuseWrite(info.Verb, req.res.GR, req.name)
 	}
+}
+
+// resolve finds what a resource request names in discovery and the
+// index, and answers what needs no object: reviews (then it returns no
+// request), paths without a route, proxying and methods the path does not
+// take. It is apart from serveResource so that its frame, large with the
+// discovery entries it copies, is off the stack by the time a handler
+// writes: a request's goroutine starts with a small stack (2 KB until a
+// collection has seen larger ones, and serve rarely collects), and with
+// it on the stack, a single GET grew the stack twice, copying it each
+// time.
+func (s *server) resolve(w http.ResponseWriter, r *http.Request, info *request.RequestInfo) (*apiRequest, error) {
+	gv := schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
+	if review, ok := reviews[gv.WithResource(info.Resource)]; ok && len(info.Parts) == 1 {
+		return nil, s.serveReview(w, r, review, gv)
+	}
+	if !s.x.HasGroupVersion(gv.String()) {
+		if gv.Group != "" && !s.x.HasGroup(gv.Group) {
+			return nil, errNotFoundPage
+		}
+		return nil, errNoRoute()
+	}
+	req := &apiRequest{info: info, gvr: gv.WithResource(info.Resource), namespace: info.Namespace}
+	// The path, not RequestInfo.Name, names the object: RequestInfo also
+	// takes a name from a metadata.name field selector, for authorization.
+	if len(info.Parts) > 1 {
+		req.name = info.Parts[1]
+	}
+	if len(info.Parts) > 2 && info.Verb != "proxy" {
+		req.sub = info.Parts[2]
+	}
+	api, res, ok := s.x.Lookup(info.APIGroup, info.APIVersion, info.Resource, "")
+	// Only proxying takes a path after the subresource.
+	if !ok || len(info.Parts) > 3 && info.Verb != "proxy" && req.sub != "proxy" {
+		return nil, errNoRoute()
+	}
+	req.api, req.res = api, res
+	s.warnDeprecated(w, gv, info.Resource, req.sub)
+	if info.Resource == "namespaces" {
+		req.namespace = ""
+	}
+	// Paths the server has no route for: a namespaced object without its
+	// namespace, a cluster-scoped resource under a namespace.
+	if api.Namespaced && req.namespace == "" && req.name != "" || !api.Namespaced && req.namespace != "" {
+		return nil, errNoRoute()
+	}
+	if info.Verb == "proxy" {
+		return nil, errNotServed("proxying", res.GR, req.name)
+	}
+	if req.sub != "" {
+		return req, nil
+	}
+	switch routeOf(info.Verb, api, req.name == "") {
+	case noRoute:
+		return nil, errNoRoute()
+	case noMethod:
+		return nil, errMethodNotAllowed()
+	}
+	return req, nil
 }
 
 // serveSubresource serves pods/log and the status subresources, and
