@@ -71,10 +71,21 @@ func partialPrefix(groupVersion string) []byte {
 // large writes.
 var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
 
+// smallBody is the size up to which a body's parts are written to the
+// response one by one: the server's response writers buffer that much
+// themselves (HTTP/2 in chunks of 4 KB, HTTP/1.1 before chunking), and a
+// copy through a 64 KB buffer of our own, cold in the caches when
+// requests are few, cost a single GET more than the calls it saves.
+const smallBody = 4 << 10
+
 func (b *body) writeTo(w io.Writer) error {
-	if len(b.parts) == 1 {
-		_, err := w.Write(b.parts[0])
-		return err
+	if len(b.parts) == 1 || b.size <= smallBody {
+		for _, p := range b.parts {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	bw := bufPool.Get().(*bufio.Writer)
 	defer bufPool.Put(bw)
