@@ -23,7 +23,9 @@ import (
 // (default 2,000). BUNDLECTL_GET_FLOOR_LISTS=1 first asks each server for
 // the lists Run measures before the GETs; BUNDLECTL_GET_FLOOR_THRASH=MB
 // writes that much memory between two GETs, as kube-apiserver's own GET
-// does between them in Run.
+// does between them in Run. BUNDLECTL_GET_FLOOR_BASE names another
+// bundlectl binary, served and measured in the same rotation, to compare
+// two builds under the same conditions.
 func TestGetFloor(t *testing.T) {
 	if os.Getenv("BUNDLECTL_GET_FLOOR") != "1" {
 		t.Skip("set BUNDLECTL_GET_FLOOR=1: generates the 10k-pod bundle and times single GETs of bundlectl serve against its floor")
@@ -68,6 +70,22 @@ func TestGetFloor(t *testing.T) {
 	}
 	defer stopFloor()
 	sides := []*side{r.served, floor}
+	if base := os.Getenv("BUNDLECTL_GET_FLOOR_BASE"); base != "" {
+		// Another build of bundlectl, measured in the same rotation.
+		rb := &runner{o: o, rep: r.rep, dir: filepath.Join(r.dir, "base")}
+		rb.o.Bundlectl = base
+		os.RemoveAll(rb.dir)
+		if err := os.MkdirAll(rb.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		stopBase, err := rb.startServe(ctx, upgraded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stopBase()
+		rb.served.name = "base"
+		sides = append(sides, rb.served)
+	}
 	if os.Getenv("BUNDLECTL_GET_FLOOR_LISTS") == "1" {
 		for _, accept := range []string{kubectlAccept, "application/json"} {
 			if _, _, err := r.alternate(sides, 3, func(s *side, _ int) (float64, error) {
@@ -102,7 +120,11 @@ func TestGetFloor(t *testing.T) {
 		t.Logf("%-9s GET ms: p10 %.3f median %.3f p90 %.3f; server CPU %.1f µs and %.1f page faults per GET; RSS %.0f MB", s.name, q(0.1), q(0.5), q(0.9), cpu[k]/float64(n)*1e6, float64(minorFaults(s.pid)-faults[k])/float64(n), rss)
 		fmt.Fprintf(os.Stderr, "%s median %.4f ms\n", s.name, q(0.5))
 	}
-	t.Logf("ratio of the medians: %.3f", median(samples[0])/median(samples[1]))
+	for k := range sides {
+		if k != 1 {
+			t.Logf("%s: ratio of the medians to the floor's: %.3f, of the CPU: %.3f", sides[k].name, median(samples[k])/median(samples[1]), cpu[k]/cpu[1])
+		}
+	}
 }
 
 func envInt(t *testing.T, name string, def int) int {
