@@ -195,7 +195,7 @@ func newServer(h http.Handler, creds *credentials) *http.Server {
 
 // loadBundle opens a bundle, upgrading it first when it is legacy.
 func loadBundle(ctx context.Context, path string, o Options) (*index.Index, func(), error) {
-	b, err := contract.OpenContext(ctx, path, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits})
+	b, err := contract.OpenContext(ctx, path, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits, KeepStream: true})
 	if err != nil {
 		return nil, nil, err
 	}
