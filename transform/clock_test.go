@@ -2,6 +2,7 @@ package transform
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -213,5 +214,54 @@ func TestParseDate(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(5, func() { parseDate(long) }); a > 0 {
 		t.Errorf("parseDate of a long string: %v allocations", a)
+	}
+}
+
+// TestDetachedMetadataSharesNoTime: a row's metadata is a copy of its
+// object's ObjectMeta with the managed fields cloned (detach), and the
+// clock then moves the object's times. A time the copy still shares with
+// the object would move in the row: one inside a slice, a map or a
+// pointer to a struct. The managed fields are the only such place, and
+// a new field of ObjectMeta that is another fails here.
+func TestDetachedMetadataSharesNoTime(t *testing.T) {
+	var shared []string
+	var walk func(typ reflect.Type, path string)
+	walk = func(typ reflect.Type, path string) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			switch ft := f.Type; {
+			case !holdsTime(ft), ft == timeType, ft == microType,
+				ft.Kind() == reflect.Pointer && (ft.Elem() == timeType || ft.Elem() == microType):
+				// No time, or one the copy holds by value or the clock
+				// replaces by a new pointer.
+			case ft.Kind() == reflect.Struct:
+				walk(ft, path+f.Name+".")
+			default:
+				shared = append(shared, path+f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[metav1.ObjectMeta](), "")
+	if !slices.Equal(shared, []string{"ManagedFields"}) {
+		t.Errorf("ObjectMeta shares times with its copies through %v; detach clones ManagedFields only", shared)
+	}
+
+	// And the clock leaves a detached copy as it was.
+	created := metav1.NewTime(time.Date(2025, 11, 1, 0, 0, 0, 0, time.UTC))
+	managed := metav1.NewTime(time.Date(2025, 11, 2, 0, 0, 0, 0, time.UTC))
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "a", CreationTimestamp: created, DeletionTimestamp: &managed,
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m", Time: &managed}}}}
+	partial, err := partialOf(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := detach(partial)
+	want := row.DeepCopy()
+	newClock(time.Date(2025, 11, 20, 0, 0, 0, 0, time.UTC)).shiftObject(obj)
+	if obj.ManagedFields[0].Time.Equal(&managed) {
+		t.Fatal("the clock did not move the object's managed fields")
+	}
+	if !reflect.DeepEqual(row, want) {
+		t.Errorf("the clock moved the row's metadata: %v, was %v", row, want)
 	}
 }

@@ -3,6 +3,7 @@ package transform
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -339,6 +340,8 @@ func metadataForMinor(minor int, kind string, partial *metav1.PartialObjectMetad
 		return
 	}
 	if _, set := item.Metadata.Labels[corev1.LabelMetadataName]; !set {
+		// The row's labels are its object's (detach): changed on a copy.
+		partial.Labels = maps.Clone(partial.Labels)
 		delete(partial.Labels, corev1.LabelMetadataName)
 		if len(partial.Labels) == 0 {
 			partial.Labels = nil

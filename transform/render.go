@@ -394,7 +394,7 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 		if err != nil {
 			return nil, err
 		}
-		partials[obj] = partial.DeepCopy()
+		partials[obj] = detach(partial)
 		raws[obj] = rawOf[items[i]]
 		if s.printers {
 			metadataForMinor(r.minor, strings.TrimSuffix(kindOf(list), "List"), partials[obj], raws[obj])
@@ -612,6 +612,18 @@ func partialOf(obj runtime.Object) (*metav1.PartialObjectMetadata, error) {
 	partial := meta.AsPartialObjectMetadata(m)
 	partial.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"))
 	return partial, nil
+}
+
+// detach makes a row's metadata, a copy of its object's, safe from the
+// clock, which moves the object's times before the table is made
+// (shiftObject): it sets new values, which a copy does not see, except
+// in the managed fields, whose slice the copy shares and whose times it
+// replaces in place. Cloning that slice is all a deep copy would do for
+// the rows (TestDetachedMetadataSharesNoTime holds ObjectMeta to it), at
+// a fraction of its cost: the deep copy was 2% of an upgrade's CPU.
+func detach(p *metav1.PartialObjectMetadata) *metav1.PartialObjectMetadata {
+	p.ManagedFields = slices.Clone(p.ManagedFields)
+	return p
 }
 
 func setListVersion(list runtime.Object, rv string) error {
