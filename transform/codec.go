@@ -2,6 +2,7 @@ package transform
 
 import (
 	"bytes"
+	"io"
 	"time"
 	"unicode/utf8"
 
@@ -99,4 +100,9 @@ func plainString(v jsontext.Value) bool {
 // rows. FuzzDecodeIsTheServersDecode holds it to encoding/json.
 func marshal(v any) ([]byte, error) {
 	return jsonv2.Marshal(v, jsonv1.DefaultOptionsV1())
+}
+
+// marshalTo is marshal writing into w.
+func marshalTo(w io.Writer, v any) error {
+	return jsonv2.MarshalWrite(w, v, jsonv1.DefaultOptionsV1())
 }

@@ -255,19 +255,15 @@ func (e *tableEncoder) add(table *metav1.Table) error {
 
 // encodeRow writes a row to e.row as enc encodes it. encoding/json
 // compacts what RawExtension.MarshalJSON returns, a second pass over the
-// row's object, which is most of a row's bytes; the object marshalled here
-// is compact already, so it goes in place of a null object as it is.
+// row's object, which is most of a row's bytes; the object, encoded
+// compact, goes in place of a null object instead.
 func (e *tableEncoder) encodeRow(enc *json.Encoder, row *metav1.TableRow) error {
 	obj := row.Object
 	if obj.Raw != nil || obj.Object == nil {
 		return enc.Encode(row)
 	}
-	data, err := e.marshalObject(obj.Object)
-	if err != nil {
-		return err
-	}
 	row.Object = runtime.RawExtension{}
-	err = enc.Encode(row)
+	err := enc.Encode(row)
 	row.Object = obj
 	if err != nil {
 		return err
@@ -278,30 +274,33 @@ func (e *tableEncoder) encodeRow(enc *json.Encoder, row *metav1.TableRow) error 
 		return fmt.Errorf("no object member in %.100s", b)
 	}
 	e.row.Truncate(len(b) - len(null))
-	e.row.Write(data)
+	if err := e.writeObject(obj.Object); err != nil {
+		return err
+	}
 	e.row.WriteString("}\n")
 	return nil
 }
 
-// marshalObject is a row object's JSON as the rendered minor's server
-// wrote it.
-func (e *tableEncoder) marshalObject(obj runtime.Object) ([]byte, error) {
+// writeObject appends a row object's JSON, as the rendered minor's server
+// wrote it, to e.row: encoded in place, not into a buffer of its own.
+func (e *tableEncoder) writeObject(obj runtime.Object) error {
 	p, ok := obj.(*metav1.PartialObjectMetadata)
 	if !e.nullCreation || !ok || !p.CreationTimestamp.IsZero() {
-		return marshal(obj)
+		return marshalTo(&e.row, obj)
 	}
 	withSentinel := *p
 	withSentinel.CreationTimestamp = creationSentinel
 	data, err := marshal(&withSentinel)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	key := []byte(`"creationTimestamp":`)
 	sentinel, err := marshal(creationSentinel)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return bytes.Replace(data, append(key, sentinel...), append(key, "null"...), 1), nil
+	e.row.Write(bytes.Replace(data, append(key, sentinel...), append(key, "null"...), 1))
+	return nil
 }
 
 func (e *tableEncoder) finish() error {

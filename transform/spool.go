@@ -32,7 +32,7 @@ func newTableBody(listSize int) (*tableBody, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.file, t.bw = f, bufio.NewWriterSize(f, 1<<20)
+		t.file, t.bw = f, bufio.NewWriterSize(f, 256<<10)
 		if os.Remove(f.Name()) != nil {
 			t.name = f.Name() // removed by discard
 		}
@@ -67,7 +67,8 @@ func (t *tableBody) reader() (io.Reader, error) {
 	if _, err := t.file.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return bufio.NewReaderSize(t.file, 1<<20), nil
+	// The writer reads it in its own buffer (contract.Writer.WriteEntry).
+	return t.file, nil
 }
 
 // discard frees the table; it is safe on a nil body.
