@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -22,9 +23,9 @@ import (
 // The pipeline reads the bundle in stream order on the caller's goroutine,
 // renders tables on a pool of workers, and writes on one writer goroutine
 // in the order entries were read: each raw list is followed by its table.
-// The bytes read ahead of the writer are bounded by bufferBudget, and an
-// entry too large to buffer is handed over as a stream that the reader
-// waits on.
+// The bytes read and not yet written (or, for a list, not yet rendered)
+// are bounded by bufferBudget, and an entry too large to buffer is handed
+// over as a stream that the reader waits on.
 
 // bufferLimit is the size up to which entries that need no table are read
 // into memory, so that reading runs ahead of writing.
@@ -89,6 +90,8 @@ type item struct {
 	render bool        // make its table
 	table  chan result // the worker's answer, for lists that are decoded
 	weight int64       // its share of the buffer budget
+	// holders of body: the writer, and the worker decoding it (release)
+	holders atomic.Int32
 }
 
 type result struct {
@@ -114,7 +117,9 @@ func (p *pipeline) run() error {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for it := range p.jobs {
-				it.table <- p.decode(it)
+				res := p.decode(it)
+				p.release(it)
+				it.table <- res
 			}
 		})
 	}
@@ -189,7 +194,9 @@ func (p *pipeline) read(e *contract.Entry) error {
 	if p.b.IsListOfRecord(e) && !e.Class.Converted {
 		p.spool.add(e, it.body, it.body != nil && p.mayConvert(e.Class.GR, e.Class.Custom))
 	}
+	it.holders.Store(1)
 	if decode {
+		it.holders.Add(1)
 		it.table = make(chan result, 1)
 		select {
 		case p.jobs <- it:
@@ -333,6 +340,7 @@ func (p *pipeline) write() error {
 		if it.done != nil {
 			it.done <- err
 		}
+		p.release(it)
 		if it.table != nil {
 			res := <-it.table
 			switch {
@@ -351,9 +359,20 @@ func (p *pipeline) write() error {
 			}
 			res.table.discard()
 		}
-		p.budget.Release(it.weight)
 	}
 	return err
+}
+
+// release is called by each holder of an item's body, the writer once it
+// has written the body and the worker once its table is rendered: the
+// last gives the item's share of the budget back. The rendered table
+// holds nothing of the body, so the reader goes on to the next entries,
+// and an idle worker to the next list, while the writer compresses it.
+func (p *pipeline) release(it *item) {
+	if it.holders.Add(-1) == 0 {
+		it.body = nil
+		p.budget.Release(it.weight)
+	}
 }
 
 // writeDiscovery adds _meta/discovery.json, after the stream: it
