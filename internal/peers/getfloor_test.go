@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // TestGetFloor measures table-get-s without kube-apiserver: `bundlectl
@@ -33,7 +34,7 @@ func TestGetFloor(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	n := envInt(t, "BUNDLECTL_GET_FLOOR_N", 2000)
-	o := Options{Bundlectl: bundlectlBinary(t), Floor: floorCommand, Log: os.Stderr}
+	o := Options{Bundlectl: testenv.Bundlectl(t), Floor: floorCommand, Log: os.Stderr}
 	o.defaults()
 	r := &runner{o: o, rep: &Report{}, dir: os.Getenv("BUNDLECTL_GET_FLOOR_DIR")}
 	if r.dir == "" {

@@ -16,11 +16,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bundlectl/bundlectl/internal/contracttest"
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
+	"github.com/bundlectl/bundlectl/internal/peakrss"
 )
 
 // Options configure Run.
@@ -225,15 +225,19 @@ func countObjects(m map[string][]json.RawMessage) int {
 // upgrade's peak RSS.
 func (r *runner) measureUpgrade(ctx context.Context, in, out string) error {
 	var up, goGzip, cliGzip, rss []float64
+	launcher, err := peakrss.Build(ctx, r.dir)
+	if err != nil {
+		return err
+	}
 	measures := []func() error{
 		func() error {
 			start := time.Now()
-			cmd := exec.CommandContext(ctx, r.o.Bundlectl, "upgrade", "--force", in, out)
-			if b, err := cmd.CombinedOutput(); err != nil {
+			peak, b, err := peakrss.Run(ctx, launcher, r.o.Bundlectl, "upgrade", "--force", in, out)
+			if err != nil {
 				return fmt.Errorf("bundlectl upgrade: %w\n%s", err, b)
 			}
 			up = append(up, time.Since(start).Seconds())
-			rss = append(rss, float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)*1024/1e6)
+			rss = append(rss, float64(peak)/1e6)
 			return nil
 		},
 		func() error {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -31,7 +30,7 @@ func TestBenchPeers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Options{
-		Bundlectl: bundlectlBinary(t),
+		Bundlectl: testenv.Bundlectl(t),
 		Kubectl:   kubectlBinary(t),
 		BinDir:    binDir,
 		Log:       os.Stderr,
@@ -67,7 +66,7 @@ func TestPeersSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Options{
-		Bundlectl: bundlectlBinary(t), Kubectl: kubectl, BinDir: binDir, Spec: &spec, Floor: floorCommand,
+		Bundlectl: testenv.Bundlectl(t), Kubectl: kubectl, BinDir: binDir, Spec: &spec, Floor: floorCommand,
 		Reps: 1, Gets: 2, Concurrent: 2, ConcurrentReps: 1, KubectlReps: 1, UpgradeReps: 1,
 	})
 	if err != nil {
@@ -179,20 +178,6 @@ func TestContinueOf(t *testing.T) {
 	if _, err := continueOf([]byte(`[]`)); err == nil {
 		t.Error("an array has no continue")
 	}
-}
-
-// bundlectlBinary is BUNDLECTL_BIN or a bundlectl built for the test.
-func bundlectlBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("BUNDLECTL_BIN"); p != "" {
-		return p
-	}
-	out := filepath.Join(t.TempDir(), "bundlectl")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/bundlectl/bundlectl/cmd/bundlectl")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building bundlectl: %v\n%s", err, b)
-	}
-	return out
 }
 
 // kubectlBinary is BUNDLECTL_PEERS_KUBECTL, else the kubectl the tests
