@@ -32,6 +32,8 @@ type server struct {
 	x     *index.Index
 	opts  HandlerOptions
 	infos *request.RequestInfoFactory
+	// objects are the routes of a GET of one object (withObjectGets).
+	objects map[objectKey]*objectRoute
 	// gzipped keeps the compressed bodies of whole lists (see gzipCache).
 	gzipped gzipCache
 }
@@ -39,15 +41,20 @@ type server struct {
 // NewHandler returns the read-only API server for an index: the chain of
 // filters (filters.go) in front of the router.
 func NewHandler(x *index.Index, opts HandlerOptions) http.Handler {
-	s := &server{x: x, opts: opts, infos: &request.RequestInfoFactory{
-		APIPrefixes:          sets.NewString("api", "apis"),
-		GrouplessAPIPrefixes: sets.NewString("api"),
-	}}
+	s := newAPIServer(x, opts)
 	var h http.Handler = http.HandlerFunc(s.route)
 	h = withRequestInfo(h, s.infos)
+	h = s.withObjectGets(h)
 	h = withBearerToken(h, opts.Token)
 	h = withHealthChecks(h)
 	return withAccessLog(h, opts.AccessLog, opts.LogPrefix)
+}
+
+func newAPIServer(x *index.Index, opts HandlerOptions) *server {
+	return &server{x: x, opts: opts, objects: objectRoutes(x), infos: &request.RequestInfoFactory{
+		APIPrefixes:          sets.NewString("api", "apis"),
+		GrouplessAPIPrefixes: sets.NewString("api"),
+	}}
 }
 
 // route answers a request the filters let through. Every handler returns

@@ -36,6 +36,12 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) er
 		s.warnNotCollected(w, req)
 		return apierrors.NewNotFound(req.res.GR, req.name)
 	}
+	return s.writeObject(w, r, req.res, req.api.Kind, t, o)
+}
+
+// writeObject answers a GET of an object of res (of the given kind) in
+// the form t asked for.
+func (s *server) writeObject(w http.ResponseWriter, r *http.Request, res *index.Resource, kind string, t target, o *index.Object) error {
 	b := pooledBody()
 	defer b.release()
 	switch t.kind {
@@ -50,10 +56,10 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) er
 		if err != nil {
 			return err
 		}
-		s.appendTable(b, req.res, t.groupVersion, objectListMeta(o), []*index.Object{o}, rowPolicy(r, opts.IncludeObject), false)
+		s.appendTable(b, res, t.groupVersion, objectListMeta(o), []*index.Object{o}, rowPolicy(r, opts.IncludeObject), false)
 		b.add(newline)
 	default:
-		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, req.api.Kind))
+		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, kind))
 	}
 	respond(w, r, http.StatusOK, jsonType, b, nil, "")
 	return nil
