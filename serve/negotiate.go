@@ -63,8 +63,20 @@ func (resourceRestrictions) AllowsMediaTypeTransform(_, _ string, gvk *schema.Gr
 func (resourceRestrictions) AllowsServerVersion(string) bool  { return false }
 func (resourceRestrictions) AllowsStreamSchema(s string) bool { return s == "watch" }
 
+// kubectlAccept is the Accept header of kubectl get (and describe, wait,
+// ...: every kubectl request that prints); kubectlTarget is what it
+// negotiates to.
+const kubectlAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+
+var kubectlTarget, _ = negotiateAccept(kubectlAccept)
+
 func negotiateResource(r *http.Request) (target, error) {
 	accept := r.Header.Get("Accept")
+	if accept == kubectlAccept {
+		// kubectl's own, answered without the lookup in negotiated,
+		// whose entries are cold between two GETs.
+		return kubectlTarget, nil
+	}
 	if n, ok := negotiated.Load(accept); ok {
 		n := n.(negotiatedTarget)
 		return n.target, n.err

@@ -8,12 +8,16 @@ import (
 )
 
 // A remembered answer is the answer: every header gets the same target
-// and error the first time (negotiated) and the next (remembered).
+// and error the first time (negotiated) and the next (remembered), and
+// kubectl's, negotiated once for all, the Table it asks for first.
 func TestNegotiationRemembered(t *testing.T) {
+	if kubectlTarget != (target{kind: "Table", groupVersion: metaV1}) {
+		t.Errorf("kubectl's Accept negotiates to %+v", kubectlTarget)
+	}
 	for _, accept := range []string{
 		"",
 		"application/json",
-		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json",
+		kubectlAccept,
 		"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
 		"application/json;as=Table;v=v1beta1;g=meta.k8s.io",
 		"application/vnd.kubernetes.protobuf",
