@@ -57,8 +57,7 @@ func writeStatus(w http.ResponseWriter, status *metav1.Status) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
+	setContentType(w.Header(), jsonType)
 	w.WriteHeader(int(status.Code))
 	w.Write(append(data, '\n'))
 }

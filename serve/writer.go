@@ -20,6 +20,10 @@ import (
 type body struct {
 	parts [][]byte
 	size  int
+	// scratch holds what a body writes itself rather than takes from the
+	// index (a single GET's list metadata): kept with a pooled body, it
+	// is written again by the next request, not allocated.
+	scratch []byte
 }
 
 // bodies recycles the bodies of single objects: a GET is a dozen parts,
@@ -33,7 +37,7 @@ func pooledBody() *body { return bodies.Get().(*body) }
 // release drops the body's references to the index and recycles it.
 func (b *body) release() {
 	clear(b.parts)
-	b.parts, b.size = b.parts[:0], 0
+	b.parts, b.size, b.scratch = b.parts[:0], 0, b.scratch[:0]
 	bodies.Put(b)
 }
 
@@ -53,6 +57,7 @@ var (
 	comma        = []byte(",")
 	closeBrace   = []byte("}")
 	null         = []byte("null")
+	emptyObject  = []byte("{}")
 	newline      = []byte("\n")
 	rowCells     = []byte(`{"cells":`)
 	rowConds     = []byte(`,"conditions":`)
@@ -154,8 +159,7 @@ func isPretty(r *http.Request) bool {
 // under cacheKey: callers pass it only for whole, unfiltered lists.
 func respond(w http.ResponseWriter, r *http.Request, code int, contentType string, b *body, cache *gzipCache, cacheKey string) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Cache-Control", "no-cache, private")
+	setContentType(h, contentType)
 	size, write := b.size, b.writeTo
 	if size > maxCachedBody {
 		// Compressed as it is written, never kept: the cache would hold
@@ -169,7 +173,7 @@ func respond(w http.ResponseWriter, r *http.Request, code int, contentType strin
 		size, write = b.indentedSize(), b.writeIndented
 	}
 	if !acceptsGzip(r) || size <= gzipThreshold {
-		h.Set("Content-Length", strconv.Itoa(size))
+		h["Content-Length"] = []string{strconv.Itoa(size)}
 		w.WriteHeader(code)
 		write(w)
 		return
@@ -314,11 +318,30 @@ func (ind *indenter) newline() {
 	}
 }
 
+// The header values of every API answer, shared: set by key, as
+// http.Header.Set would set them, without canonicalizing the keys or
+// allocating the values on every request. Nothing changes a value in
+// place (Add appends to a copy: the slices are full).
+var (
+	jsonContentType = []string{jsonType}
+	noCache         = []string{"no-cache, private"}
+)
+
+// setContentType sets the Content-Type of an answer, with the
+// Cache-Control the server sends with every one.
+func setContentType(h http.Header, contentType string) {
+	if contentType == jsonType {
+		h["Content-Type"] = jsonContentType
+	} else {
+		h["Content-Type"] = []string{contentType}
+	}
+	h["Cache-Control"] = noCache
+}
+
 // writeGzipped writes a body compressed beforehand.
 func writeGzipped(w http.ResponseWriter, code int, contentType string, z []byte) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Cache-Control", "no-cache, private")
+	setContentType(h, contentType)
 	h.Set("Content-Encoding", "gzip")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Length", strconv.Itoa(len(z)))
