@@ -52,11 +52,11 @@ func (s *server) writeObject(w http.ResponseWriter, r *http.Request, res *index.
 		appendPartial(b, o, t.groupVersion)
 		b.add(newline)
 	case "Table":
-		opts, err := tableOptions(r)
+		policy, err := includeObject(r)
 		if err != nil {
 			return err
 		}
-		s.appendTable(b, res, t.groupVersion, objectListMeta(o), []*index.Object{o}, rowPolicy(r, opts.IncludeObject), false)
+		s.appendTable(b, res, t.groupVersion, objectListMeta(b, o), []*index.Object{o}, rowPolicy(r, policy), false)
 		b.add(newline)
 	default:
 		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, kind))
@@ -117,11 +117,11 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) e
 	case "PartialObjectMetadataList":
 		appendList(b, "PartialObjectMetadataList", t.groupVersion, meta, page, func(o *index.Object) { appendPartial(b, o, t.groupVersion) })
 	case "Table":
-		topts, err := tableOptions(r)
+		policy, err := includeObject(r)
 		if err != nil {
 			return err
 		}
-		s.appendTable(b, req.res, t.groupVersion, meta, req.res.RowOrder(page), rowPolicy(r, topts.IncludeObject), false)
+		s.appendTable(b, req.res, t.groupVersion, meta, req.res.RowOrder(page), rowPolicy(r, policy), false)
 		b.add(newline)
 	default:
 		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind))
@@ -164,12 +164,17 @@ type pageMeta struct {
 
 // objectListMeta is the ListMeta of the Table a single GET returns, which
 // carries the object's resourceVersion: what json.Marshal of a
-// metav1.ListMeta writes, without its reflection on every GET.
-func objectListMeta(o *index.Object) []byte {
+// metav1.ListMeta writes, without its reflection on every GET, and
+// written in the body's scratch, without an allocation of its own.
+func objectListMeta(b *body, o *index.Object) []byte {
 	if o.ResourceVersion == "" {
-		return []byte("{}")
+		return emptyObject
 	}
-	return []byte(`{"resourceVersion":` + quote(o.ResourceVersion) + `}`)
+	start := len(b.scratch)
+	b.scratch = append(b.scratch, `{"resourceVersion":`...)
+	b.scratch = appendQuote(b.scratch, o.ResourceVersion)
+	b.scratch = append(b.scratch, '}')
+	return b.scratch[start:]
 }
 
 // listMeta is the metadata of a list response, rendered as the server's
@@ -350,13 +355,32 @@ func partialHead(groupVersion string) []byte {
 // encoding/json, which costs a single GET more than the rest of its
 // envelope.
 func quote(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return string(q)
-		}
+	if !plainString(s) {
+		q, _ := json.Marshal(s)
+		return string(q)
 	}
 	return `"` + s + `"`
+}
+
+// appendQuote appends s to dst as quote writes it.
+func appendQuote(dst []byte, s string) []byte {
+	if !plainString(s) {
+		q, _ := json.Marshal(s)
+		return append(dst, q...)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// plainString says whether json.Marshal writes s as it is, quoted.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendTyped appends the object with its kind and apiVersion.

@@ -21,24 +21,25 @@ import (
 // Created At, which is what the server itself serves for kinds without
 // printers.
 
-// tableOptions decodes includeObject as the server does.
-func tableOptions(r *http.Request) (*metav1.TableOptions, error) {
-	opts := &metav1.TableOptions{}
+// includeObject decodes a Table request's includeObject as the server
+// decodes its TableOptions.
+func includeObject(r *http.Request) (metav1.IncludeObjectPolicy, error) {
 	if r.URL.RawQuery == "" {
 		// What decoding no parameters gives, without the scheme's
 		// conversion: most Table requests have no query.
-		return opts, nil
+		return "", nil
 	}
+	opts := &metav1.TableOptions{}
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
+		return "", apierrors.NewBadRequest(err.Error())
 	}
 	switch errs := validation.ValidateTableOptions(opts); len(errs) {
 	case 0:
-		return opts, nil
+		return opts.IncludeObject, nil
 	case 1:
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs[0].Error()))
+		return "", apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs[0].Error()))
 	default:
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs))
+		return "", apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs))
 	}
 }
 

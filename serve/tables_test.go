@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -167,22 +166,22 @@ func TestTableRowsKeepTheStoredOrder(t *testing.T) {
 	}
 }
 
-// tableOptions answers a request without a query without decoding it:
+// includeObject answers a request without a query without decoding it:
 // the answer must be what decoding no parameters gives.
-func TestTableOptionsWithoutQuery(t *testing.T) {
+func TestIncludeObjectWithoutQuery(t *testing.T) {
 	decoded := &metav1.TableOptions{}
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(url.Values{}, metav1.SchemeGroupVersion, decoded); err != nil {
 		t.Fatal(err)
 	}
-	got, err := tableOptions(httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/pods/a", nil))
+	got, err := includeObject(httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/pods/a", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, decoded) {
-		t.Errorf("tableOptions without a query = %#v, decoding no parameters gives %#v", got, decoded)
+	if got != decoded.IncludeObject {
+		t.Errorf("includeObject without a query = %q, decoding no parameters gives %q", got, decoded.IncludeObject)
 	}
-	got, err = tableOptions(httptest.NewRequest(http.MethodGet, "/api/v1/pods?includeObject=None", nil))
-	if err != nil || got.IncludeObject != metav1.IncludeNone {
-		t.Errorf("tableOptions(includeObject=None) = %#v, %v", got, err)
+	got, err = includeObject(httptest.NewRequest(http.MethodGet, "/api/v1/pods?includeObject=None", nil))
+	if err != nil || got != metav1.IncludeNone {
+		t.Errorf("includeObject(includeObject=None) = %q, %v", got, err)
 	}
 }

@@ -55,11 +55,11 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	}
 	var include metav1.IncludeObjectPolicy
 	if t.kind == "Table" {
-		topts, err := tableOptions(r)
+		policy, err := includeObject(r)
 		if err != nil {
 			return err
 		}
-		include = rowPolicy(r, topts.IncludeObject)
+		include = rowPolicy(r, policy)
 	}
 	since, err := parseResourceVersion(opts.ResourceVersion)
 	if err != nil {

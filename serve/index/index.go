@@ -151,7 +151,12 @@ func (r *Resource) Find(ns, name string) *Object {
 	if !r.Namespaced {
 		return r.byKey[name]
 	}
-	return r.byKey[ns+"/"+name]
+	// The key is put together on the stack, when it fits, and looked up
+	// without a copy: ns+"/"+name allocates the keys of more than 32
+	// bytes, as most pods' are ("kube-system/coredns-5dd5756b68-7xk2p").
+	var buf [128]byte
+	key := append(append(append(buf[:0], ns...), '/'), name...)
+	return r.byKey[string(key)]
 }
 
 // Lookup finds what discovery advertises for a group version and resource
