@@ -39,9 +39,10 @@ func TestAuthentication(t *testing.T) {
 			t.Errorf("%s without a token: %d, want 401", path, resp.StatusCode)
 		}
 	}
-	// The scheme is matched in any case, as the server's bearer token
-	// authenticator does.
-	for _, auth := range []string{"Bearer " + testToken, "bearer " + testToken, "BEARER " + testToken + " ", " Bearer " + testToken} {
+	// The scheme is matched in any case, and what follows the token
+	// after a space ignored, as the server's bearer token authenticator
+	// does.
+	for _, auth := range []string{"Bearer " + testToken, "bearer " + testToken, "BEARER " + testToken + " ", " Bearer " + testToken, "Bearer " + testToken + " more"} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/namespaces/default/pods/web-1", nil)
 		req.Header.Set("Authorization", auth)
 		resp, err := http.DefaultClient.Do(req)
@@ -53,7 +54,7 @@ func TestAuthentication(t *testing.T) {
 			t.Errorf("Authorization %q: %d", auth, resp.StatusCode)
 		}
 	}
-	for _, auth := range []string{"", "Bearer wrong", "Basic " + testToken, "Bearer", "Bearer " + testToken + "x", "Bearer  " + testToken, "Token " + testToken} {
+	for _, auth := range []string{"", "Bearer wrong", "Basic " + testToken, "Bearer", "Bearer " + testToken + "x", "Bearer  " + testToken, "Token " + testToken, "Bearer " + testToken[:len(testToken)-1], "Bearer " + strings.Repeat(testToken, 20)} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/pods", nil)
 		if auth != "" {
 			req.Header.Set("Authorization", auth)

@@ -135,14 +135,29 @@ func withBearerToken(next http.Handler, token string) http.Handler {
 	if token == "" {
 		return next
 	}
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		parts := strings.SplitN(strings.TrimSpace(r.Header.Get("Authorization")), " ", 3)
-		if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") || subtle.ConstantTimeCompare([]byte(parts[1]), []byte(token)) != 1 {
+		if !hasBearerToken(r.Header.Get("Authorization"), want) {
 			writeError(w, apierrors.NewUnauthorized("Unauthorized"))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// hasBearerToken says whether an Authorization header carries the token:
+// split on spaces in at most three parts, the scheme, the token and the
+// rest. The token sent is compared, in constant time, from a copy on the
+// stack (the run's token is 64 bytes): []byte(got) allocated it, and the
+// token too, on every request.
+func hasBearerToken(header string, token []byte) bool {
+	scheme, rest, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") {
+		return false
+	}
+	got, _, _ := strings.Cut(rest, " ")
+	var buf [64]byte
+	return subtle.ConstantTimeCompare(append(buf[:0], got...), token) == 1
 }
 
 // withRequestInfo puts in the request's context what the apiserver's
