@@ -44,6 +44,17 @@ func (s *server) get(w http.ResponseWriter, r *http.Request, req *apiRequest) er
 func (s *server) writeObject(w http.ResponseWriter, r *http.Request, res *index.Resource, kind string, t target, o *index.Object) error {
 	b := pooledBody()
 	defer b.release()
+	if err := s.appendObject(b, r, res, kind, t, o); err != nil {
+		return err
+	}
+	respond(w, r, http.StatusOK, jsonType, b, nil, "")
+	return nil
+}
+
+// appendObject renders an object in the form t asked for. It is apart
+// from writeObject, whose frame stays on the stack while the answer is
+// written, for the reason findObject is.
+func (s *server) appendObject(b *body, r *http.Request, res *index.Resource, kind string, t target, o *index.Object) error {
 	switch t.kind {
 	case "":
 		appendTyped(b, o)
@@ -61,7 +72,6 @@ func (s *server) writeObject(w http.ResponseWriter, r *http.Request, res *index.
 	default:
 		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, kind))
 	}
-	respond(w, r, http.StatusOK, jsonType, b, nil, "")
 	return nil
 }
 
