@@ -57,7 +57,7 @@ func writeStatus(w http.ResponseWriter, status *metav1.Status) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	setContentType(w.Header(), jsonType)
+	setHeaders(w.Header(), jsonType)
 	w.WriteHeader(int(status.Code))
 	w.Write(append(data, '\n'))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -74,7 +75,9 @@ func partialPrefix(groupVersion string) []byte {
 
 // bufPool holds the writers that batch a body's many small parts into
 // large writes.
-var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
+var bufPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, bufSize) }}
+
+const bufSize = 64 << 10
 
 // smallBody is the size up to which a body's parts are written to the
 // response one by one: the server's response writers buffer that much
@@ -92,6 +95,25 @@ func (b *body) writeTo(w io.Writer) error {
 		}
 		return nil
 	}
+	if b.size > bufSize {
+		return b.writeBuffered(w)
+	}
+	// A body that fits the pooled buffer is put together in it and
+	// written at once, as bufio would, but without bufio's frames on the
+	// stack of a request's goroutine while the server writes (see
+	// findObject).
+	bw := bufPool.Get().(*bufio.Writer)
+	buf := bw.AvailableBuffer()
+	for _, p := range b.parts {
+		buf = append(buf, p...)
+	}
+	_, err := w.Write(buf)
+	bufPool.Put(bw)
+	return err
+}
+
+// writeBuffered writes a large body through a pooled buffer.
+func (b *body) writeBuffered(w io.Writer) error {
 	bw := bufPool.Get().(*bufio.Writer)
 	defer bufPool.Put(bw)
 	bw.Reset(w)
@@ -159,7 +181,21 @@ func isPretty(r *http.Request) bool {
 // under cacheKey: callers pass it only for whole, unfiltered lists.
 func respond(w http.ResponseWriter, r *http.Request, code int, contentType string, b *body, cache *gzipCache, cacheKey string) {
 	h := w.Header()
-	setContentType(h, contentType)
+	setHeaders(h, contentType)
+	if isPretty(r) || acceptsGzip(r) && b.size > gzipThreshold {
+		respondTransformed(w, r, code, contentType, b, cache, cacheKey)
+		return
+	}
+	// The body as it is: most answers. This frame stays on the stack
+	// while the answer is written; it is kept small (see findObject).
+	h["Content-Length"] = []string{strconv.Itoa(b.size)}
+	w.WriteHeader(code)
+	b.writeTo(w)
+}
+
+// respondTransformed writes a body indented, compressed, or both.
+func respondTransformed(w http.ResponseWriter, r *http.Request, code int, contentType string, b *body, cache *gzipCache, cacheKey string) {
+	h := w.Header()
 	size, write := b.size, b.writeTo
 	if size > maxCachedBody {
 		// Compressed as it is written, never kept: the cache would hold
@@ -327,21 +363,45 @@ var (
 	noCache         = []string{"no-cache, private"}
 )
 
-// setContentType sets the Content-Type of an answer, with the
-// Cache-Control the server sends with every one.
-func setContentType(h http.Header, contentType string) {
+// setHeaders sets the Content-Type of an answer, with the Cache-Control
+// the server sends with every one, and its Date.
+func setHeaders(h http.Header, contentType string) {
 	if contentType == jsonType {
 		h["Content-Type"] = jsonContentType
 	} else {
 		h["Content-Type"] = []string{contentType}
 	}
 	h["Cache-Control"] = noCache
+	h["Date"] = date(time.Now())
+}
+
+// The Date header is the one net/http would add, formatted once a second
+// rather than per answer, and set before the answer is written: net/http
+// formats it when it writes the headers, which for HTTP/2 is on the
+// handler's goroutine, in frames (time.Time.Format) deep enough to grow a
+// goroutine's stack from 4 KB to 8 KB under a handler as deep as serve's
+// chain; each growth copies the stack (see findObject).
+var lastDate atomic.Pointer[dateHeader]
+
+type dateHeader struct {
+	second int64
+	value  []string
+}
+
+// date is the Date header of the second of now.
+func date(now time.Time) []string {
+	d := lastDate.Load()
+	if d == nil || d.second != now.Unix() {
+		d = &dateHeader{second: now.Unix(), value: []string{now.UTC().Format(http.TimeFormat)}}
+		lastDate.Store(d)
+	}
+	return d.value
 }
 
 // writeGzipped writes a body compressed beforehand.
 func writeGzipped(w http.ResponseWriter, code int, contentType string, z []byte) {
 	h := w.Header()
-	setContentType(h, contentType)
+	setHeaders(h, contentType)
 	h.Set("Content-Encoding", "gzip")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Length", strconv.Itoa(len(z)))

@@ -3,10 +3,12 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Concurrent first requests for a whole list wait for one compression.
@@ -68,5 +70,23 @@ func TestWriteIndented(t *testing.T) {
 				t.Fatalf("parts of %d bytes: size %d\n%s\nwant %d\n%s", size, b.indentedSize(), got.String(), want.Len(), want.String())
 			}
 		}
+	}
+}
+
+// Answers carry the Date net/http would have added, of the second they
+// were made in.
+func TestDateHeader(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 30, 5, 0, time.UTC)
+	for _, now := range []time.Time{at, at.Add(999 * time.Millisecond), at.Add(time.Second), at.Add(-time.Hour).In(time.FixedZone("x", 3600))} {
+		if got, want := date(now), now.UTC().Format(http.TimeFormat); len(got) != 1 || got[0] != want {
+			t.Errorf("date(%v) = %q, want %q", now, got, want)
+		}
+	}
+	srv := testServer(t)
+	before := time.Now().Truncate(time.Second)
+	r := get(t, srv, "/api/v1/namespaces/default/pods/web-1", tableAccept)
+	d, err := http.ParseTime(r.header.Get("Date"))
+	if err != nil || len(r.header.Values("Date")) != 1 || d.Before(before) || d.After(time.Now()) {
+		t.Errorf("Date %q (%v), asked at %v", r.header.Values("Date"), err, before)
 	}
 }
