@@ -6,7 +6,8 @@
 // It is the HTTP side of the server; package index builds, once, what it
 // answers from. NewHandler is a chain of small handlers, as in
 // kube-apiserver (filters.go): the access log (serve -v), the health
-// checks, the bearer token and the request info, then the router
+// checks, the bearer token, the GETs of one object (objects.go) and the
+// request info, then the router
 // (handler.go), whose handlers return the error they answer with and one
 // function, writeError, writes every error as the server's metav1.Status.
 // No request decodes JSON: bodies are put together from the index's

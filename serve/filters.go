@@ -18,7 +18,8 @@ import (
 // The filters in front of the router, each one small handler as in
 // kube-apiserver's chain. A request passes, in order: the access log,
 // which sees every answer; the health checks, which answer without
-// credentials; the bearer token; and the request info, which the router
+// credentials; the bearer token; the GETs of one object, answered from
+// routes made once (objects.go); and the request info, which the router
 // reads from the request's context.
 
 // withAccessLog writes one line per request to log, when it is set: the

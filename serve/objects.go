@@ -14,9 +14,9 @@ import (
 // get pod x`, and every describe, edit and wait starts with it), and
 // bench-peers' table-get-s measures it against a server that only
 // replays bytes. Through the request info and the router it took a
-// dozen map lookups, keys built as strings, the discovery entries
-// copied, the Accept header negotiated and the request copied twice,
-// each touching memory the caches had lost between two GETs. What all of
+// dozen map lookups, keys built as strings, the discovery entries copied
+// and the request copied with a new context, each touching memory the
+// caches had lost between two GETs. What all of
 // that comes to for a resource at one group version does not depend on
 // the request, so it is worked out once, when the handler is made
 // (objectRoutes), and withObjectGets answers such a GET from it.
