@@ -113,10 +113,7 @@ func BenchmarkUpgradePeakRSS(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	launcher, err := peakrss.Build(context.Background(), dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	launcher := testenv.Build(b, peakrss.Launcher)
 	for range b.N {
 		peak, out, err := peakrss.Run(context.Background(), launcher, bundlectl, "upgrade", "--force", in, filepath.Join(dir, "out.tar.gz"))
 		if err != nil {

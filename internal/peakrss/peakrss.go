@@ -9,20 +9,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
 
-// Build builds the launcher into dir and returns its path.
-func Build(ctx context.Context, dir string) (string, error) {
-	out := filepath.Join(dir, "peakrss-launcher")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/bundlectl/bundlectl/internal/peakrss/launcher")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the peakrss launcher: %w\n%s", err, b)
-	}
-	return out, nil
-}
+// Launcher is the import path of the launcher, which callers build
+// (testenv.Build).
+const Launcher = "github.com/bundlectl/bundlectl/internal/peakrss/launcher"
 
 // Run runs name with args under launcher and returns their combined
 // output and the command's peak RSS in bytes.

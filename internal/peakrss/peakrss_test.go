@@ -6,16 +6,15 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // TestRunIsTheChilds holds 300 MB in the test process and measures a child
 // that holds almost nothing: os/exec's own figure is the parent's peak,
 // the launcher's the child's.
 func TestRunIsTheChilds(t *testing.T) {
-	launcher, err := Build(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	launcher := testenv.Build(t, Launcher)
 	held := make([]byte, 300<<20)
 	for i := range held {
 		held[i] = 1
@@ -45,10 +44,7 @@ func TestRunIsTheChilds(t *testing.T) {
 
 // TestRunFails reports a command's failure with its output.
 func TestRunFails(t *testing.T) {
-	launcher, err := Build(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	launcher := testenv.Build(t, Launcher)
 	if _, _, err := Run(context.Background(), launcher, "false"); err == nil {
 		t.Error("false succeeded")
 	}

@@ -28,6 +28,9 @@ type Options struct {
 	// Bundlectl is the bundlectl binary; upgrade and serve run as child
 	// processes, as users run them, so that each has an RSS of its own.
 	Bundlectl string
+	// PeakRSS is the launcher that measures the upgrade's peak RSS
+	// (peakrss.Launcher, built).
+	PeakRSS string
 	// Kubectl is the real kubectl.
 	Kubectl string
 	// BinDir holds kube-apiserver and etcd (localapiserver.BinDir); "" is the
@@ -104,8 +107,8 @@ func (r *runner) done(name string) {
 // Run runs the whole benchmark and returns its report.
 func Run(ctx context.Context, o Options) (_ *Report, err error) {
 	o.defaults()
-	if o.Bundlectl == "" || o.Kubectl == "" {
-		return nil, errors.New("peers: Options.Bundlectl and Options.Kubectl are required")
+	if o.Bundlectl == "" || o.Kubectl == "" || o.PeakRSS == "" {
+		return nil, errors.New("peers: Options.Bundlectl, Options.PeakRSS and Options.Kubectl are required")
 	}
 	r := &runner{o: o, rep: &Report{Date: time.Now()}, phase: time.Now()}
 	r.rep.Machine = machine()
@@ -225,14 +228,10 @@ func countObjects(m map[string][]json.RawMessage) int {
 // upgrade's peak RSS.
 func (r *runner) measureUpgrade(ctx context.Context, in, out string) error {
 	var up, goGzip, cliGzip, rss []float64
-	launcher, err := peakrss.Build(ctx, r.dir)
-	if err != nil {
-		return err
-	}
 	measures := []func() error{
 		func() error {
 			start := time.Now()
-			peak, b, err := peakrss.Run(ctx, launcher, r.o.Bundlectl, "upgrade", "--force", in, out)
+			peak, b, err := peakrss.Run(ctx, r.o.PeakRSS, r.o.Bundlectl, "upgrade", "--force", in, out)
 			if err != nil {
 				return fmt.Errorf("bundlectl upgrade: %w\n%s", err, b)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/internal/contracttest"
 	"github.com/bundlectl/bundlectl/internal/localtest"
+	"github.com/bundlectl/bundlectl/internal/peakrss"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
@@ -31,6 +32,7 @@ func TestBenchPeers(t *testing.T) {
 	defer cancel()
 	rep, err := Run(ctx, Options{
 		Bundlectl: testenv.Bundlectl(t),
+		PeakRSS:   testenv.Build(t, peakrss.Launcher),
 		Kubectl:   kubectlBinary(t),
 		BinDir:    binDir,
 		Log:       os.Stderr,
@@ -66,7 +68,7 @@ func TestPeersSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Options{
-		Bundlectl: testenv.Bundlectl(t), Kubectl: kubectl, BinDir: binDir, Spec: &spec, Floor: floorCommand,
+		Bundlectl: testenv.Bundlectl(t), PeakRSS: testenv.Build(t, peakrss.Launcher), Kubectl: kubectl, BinDir: binDir, Spec: &spec, Floor: floorCommand,
 		Reps: 1, Gets: 2, Concurrent: 2, ConcurrentReps: 1, KubectlReps: 1, UpgradeReps: 1,
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"testing"
 )
@@ -14,10 +15,17 @@ func Bundlectl(t testing.TB) string {
 	if p := os.Getenv("BUNDLECTL_BIN"); p != "" {
 		return p
 	}
-	out := filepath.Join(t.TempDir(), "bundlectl")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/bundlectl/bundlectl/cmd/bundlectl")
+	return Build(t, "github.com/bundlectl/bundlectl/cmd/bundlectl")
+}
+
+// Build builds the command pkg into the test's temporary folder and
+// returns the executable's path.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), path.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building bundlectl: %v\n%s", err, b)
+		t.Fatalf("building %s: %v\n%s", pkg, err, b)
 	}
 	return out
 }
