@@ -152,7 +152,7 @@ func (w *Writer) WriteEntry(hdr *tar.Header, body io.Reader) error {
 		return fmt.Errorf("writing %s: entry %q: %w", w.dest, hdr.Name, err)
 	}
 	if hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeRegA {
-		n, err := w.copy(w.tw, body, hdr.Size)
+		n, err := w.copy(body, hdr.Size)
 		if err == nil && n != hdr.Size {
 			err = fmt.Errorf("content is %d bytes, its header says %d", n, hdr.Size)
 		}
@@ -166,11 +166,11 @@ func (w *Writer) WriteEntry(hdr *tar.Header, body io.Reader) error {
 // copy copies size bytes of body into the archive through the writer's
 // own buffer: io.Copy would take the tar writer's ReadFrom, which
 // allocates one for every entry.
-func (w *Writer) copy(dst io.Writer, body io.Reader, size int64) (int64, error) {
+func (w *Writer) copy(body io.Reader, size int64) (int64, error) {
 	if w.copyBuf == nil {
 		w.copyBuf = make([]byte, 64<<10)
 	}
-	return io.CopyBuffer(struct{ io.Writer }{dst}, io.LimitReader(body, size), w.copyBuf)
+	return io.CopyBuffer(struct{ io.Writer }{w.tw}, io.LimitReader(body, size), w.copyBuf)
 }
 
 // writeFile writes an entry into the temporary folder. os.Root confines
