@@ -2,6 +2,7 @@ package peers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,20 +14,25 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/localapiserver"
+	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
-// TestGetFloor measures table-get-s without kube-apiserver: `bundlectl
-// serve` of the benchmark's upgraded bundle against its floor, the same
-// GETs from the same clients, alternately, as Run measures them. Run only
-// with BUNDLECTL_GET_FLOOR=1; BUNDLECTL_GET_FLOOR_DIR keeps the bundles
-// between runs, BUNDLECTL_GET_FLOOR_N is the number of GETs per side
-// (default 2,000). BUNDLECTL_GET_FLOOR_LISTS=1 first asks each server for
-// the lists Run measures before the GETs; BUNDLECTL_GET_FLOOR_THRASH=MB
-// writes that much memory between two GETs, as kube-apiserver's own GET
-// does between them in Run. BUNDLECTL_GET_FLOOR_BASE names another
-// bundlectl binary, served and measured in the same rotation, to compare
-// two builds under the same conditions.
+// TestGetFloor measures table-get-s alone: `bundlectl serve` of the
+// benchmark's upgraded bundle against its floor, the same GETs from the
+// same clients, alternately, as Run measures them, without kube-apiserver
+// unless BUNDLECTL_GET_FLOOR_PEER=1 (then kube-apiserver, holding the
+// namespaces and the pods of the GETs, comes between them, as in Run).
+// Run only with BUNDLECTL_GET_FLOOR=1; BUNDLECTL_GET_FLOOR_DIR keeps the
+// bundles between runs, BUNDLECTL_GET_FLOOR_N is the number of GETs per
+// side (default 2,000). BUNDLECTL_GET_FLOOR_LISTS=1 first asks each
+// server for the lists Run measures before the GETs;
+// BUNDLECTL_GET_FLOOR_THRASH=MB writes that much memory between two GETs,
+// as kube-apiserver's own GET does between them in Run.
+// BUNDLECTL_GET_FLOOR_BASE names another bundlectl binary, served and
+// measured in the same rotation, to compare two builds under the same
+// conditions.
 func TestGetFloor(t *testing.T) {
 	if os.Getenv("BUNDLECTL_GET_FLOOR") != "1" {
 		t.Skip("set BUNDLECTL_GET_FLOOR=1: generates the 10k-pod bundle and times single GETs of bundlectl serve against its floor")
@@ -71,6 +77,11 @@ func TestGetFloor(t *testing.T) {
 	}
 	defer stopFloor()
 	sides := []*side{r.served, floor}
+	if os.Getenv("BUNDLECTL_GET_FLOOR_PEER") == "1" {
+		// kube-apiserver between bundlectl and the floor, as in Run.
+		peer := startGetPeer(ctx, t, r, gets)
+		sides = []*side{r.served, peer, floor}
+	}
 	if base := os.Getenv("BUNDLECTL_GET_FLOOR_BASE"); base != "" {
 		// Another build of bundlectl, measured in the same rotation.
 		rb := &runner{o: o, rep: r.rep, dir: filepath.Join(r.dir, "base")}
@@ -121,11 +132,59 @@ func TestGetFloor(t *testing.T) {
 		t.Logf("%-9s GET ms: p10 %.3f median %.3f p90 %.3f; server CPU %.1f µs and %.1f page faults per GET; RSS %.0f MB", s.name, q(0.1), q(0.5), q(0.9), cpu[k]/float64(n)*1e6, float64(minorFaults(s.pid)-faults[k])/float64(n), rss)
 		fmt.Fprintf(os.Stderr, "%s median %.4f ms\n", s.name, q(0.5))
 	}
+	f := slices.Index(sides, floor)
 	for k := range sides {
-		if k != 1 {
-			t.Logf("%s: ratio of the medians to the floor's: %.3f, of the CPU: %.3f", sides[k].name, median(samples[k])/median(samples[1]), cpu[k]/cpu[1])
+		if k != f {
+			t.Logf("%s: ratio of the medians to the floor's: %.3f, of the CPU: %.3f", sides[k].name, median(samples[k])/median(samples[f]), cpu[k]/cpu[f])
 		}
 	}
+}
+
+// startGetPeer starts kube-apiserver with the namespaces and the pods of
+// gets from the benchmark's bundle: what its GETs between ours need.
+func startGetPeer(ctx context.Context, t *testing.T, r *runner, gets []string) *side {
+	t.Helper()
+	objects, err := readObjects(filepath.Join(r.dir, "legacy.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, p := range gets {
+		want[p] = true
+	}
+	var pods []json.RawMessage
+	for _, raw := range objects["Pod"] {
+		var m struct {
+			Metadata struct{ Name, Namespace string } `json:"metadata"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		if want["/api/v1/namespaces/"+m.Metadata.Namespace+"/pods/"+m.Metadata.Name] {
+			pods = append(pods, raw)
+		}
+	}
+	provider := localapiserver.New(localapiserver.Options{
+		Name: "get-floor", BinDir: localtest.RequireBinaries(t), WorkDir: r.dir, FeatureGates: []string{},
+		APIServerFlags: []string{"--service-cluster-ip-range=" + ServiceClusterIPRange},
+	})
+	c, err := provider.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = provider.Delete(context.Background()) })
+	pid, err := childPID("kube-apiserver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := newSide("kube-apiserver", c.Kubeconfig, filepath.Join(r.dir, "home-apiserver"), pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadObjects(ctx, peer.cfg, map[string][]json.RawMessage{"Namespace": objects["Namespace"], "Pod": pods}, 4); err != nil {
+		t.Fatal(err)
+	}
+	return peer
 }
 
 func envInt(t *testing.T, name string, def int) int {
