@@ -100,7 +100,7 @@ func TestGetFloor(t *testing.T) {
 	}
 	if os.Getenv("BUNDLECTL_GET_FLOOR_LISTS") == "1" {
 		for _, accept := range []string{kubectlAccept, "application/json"} {
-			if _, _, err := r.alternate(sides, 3, func(s *side, _ int) (float64, error) {
+			if _, _, _, err := r.alternate(sides, 3, func(s *side, _ int) (float64, error) {
 				return timed(func() error { _, err := s.get(ctx, s.client, "/api/v1/pods", accept); return err })
 			}); err != nil {
 				t.Fatal(err)
@@ -115,7 +115,7 @@ func TestGetFloor(t *testing.T) {
 	for k, s := range sides {
 		faults[k] = minorFaults(s.pid)
 	}
-	samples, cpu, err := r.alternate(sides, n, func(s *side, i int) (float64, error) {
+	samples, cpu, _, err := r.alternate(sides, n, func(s *side, i int) (float64, error) {
 		for j := 0; j < len(thrash); j += 64 {
 			thrash[j]++
 		}

@@ -36,6 +36,9 @@ type Figure struct {
 	// 0 when the figure has none.
 	Floor        float64
 	FloorSamples []float64
+	// PeerSettle is how long, in all, the run waited for the peer's
+	// process to fall idle after its requests (runner.alternate).
+	PeerSettle time.Duration
 }
 
 // Target is what a figure must reach: MinRatio, a ratio of at least that
@@ -169,6 +172,8 @@ func (r *Report) Markdown() string {
 	p("Written by `make bench-peers` (package internal/peers) on %s. Every figure is\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))
 	p("measured on bundlectl and on its peer in the same run, alternately, on the same\n")
 	p("objects; the ratio is peer/bundlectl, so above 1 is bundlectl ahead. Values are medians.\n")
+	p("After a request of the peer's that took over 50 ms, the next side is measured once the\n")
+	p("peer's process has fallen idle (it collects a LIST's garbage after answering).\n")
 	p("The floor is the same requests answered by a server that only writes the bytes bundlectl\n")
 	p("sent, recorded beforehand, over the same TLS and HTTP/2 stack in a process of its own:\n")
 	p("the best any server could do for this client on this machine (the rest is the client's).\n\n")
@@ -243,6 +248,15 @@ func (r *Report) Markdown() string {
 			p("%s %s %s", sep, ph.Name, ph.Duration.Round(100*time.Millisecond))
 		}
 		p(".\n")
+	}
+	var settles []string
+	for _, f := range r.Figures {
+		if f.PeerSettle > 0 {
+			settles = append(settles, fmt.Sprintf("%s %s", f.Name, f.PeerSettle.Round(100*time.Millisecond)))
+		}
+	}
+	if len(settles) > 0 {
+		p("\nWaited for kube-apiserver to fall idle after its requests, in all: %s.\n", strings.Join(settles, ", "))
 	}
 	p("\n%s", notes)
 	return b.String()
