@@ -474,9 +474,9 @@ func firstDiff(a, b string) string {
 //
 // After a request of the peer's that took longer than settleAfter, the
 // next side is measured only once the peer's process has fallen idle
-// (settle): kube-apiserver goes on collecting the garbage of a LIST of
-// 10,000 pods after it has answered, on the same two cores, and whichever
-// side came next was measured against that.
+// (settle): kube-apiserver goes on using the CPU for tens of
+// milliseconds after it has answered a LIST of 10,000 pods, on the same
+// two cores, and whichever side came next was measured against that.
 func (r *runner) alternate(sides []*side, reps int, f func(s *side, i int) (float64, error)) (samples [][]float64, cpu []float64, settled time.Duration, err error) {
 	samples, cpu = make([][]float64, len(sides)), make([]float64, len(sides))
 	for i := range reps {

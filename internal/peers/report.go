@@ -173,7 +173,7 @@ func (r *Report) Markdown() string {
 	p("measured on bundlectl and on its peer in the same run, alternately, on the same\n")
 	p("objects; the ratio is peer/bundlectl, so above 1 is bundlectl ahead. Values are medians.\n")
 	p("After a request of the peer's that took over 50 ms, the next side is measured once the\n")
-	p("peer's process has fallen idle (it collects a LIST's garbage after answering).\n")
+	p("peer's process has fallen idle (it goes on working after it has answered a LIST).\n")
 	p("The floor is the same requests answered by a server that only writes the bytes bundlectl\n")
 	p("sent, recorded beforehand, over the same TLS and HTTP/2 stack in a process of its own:\n")
 	p("the best any server could do for this client on this machine (the rest is the client's).\n\n")
