@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/localapiserver"
 	"github.com/bundlectl/bundlectl/internal/localtest"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
@@ -164,27 +163,18 @@ func startGetPeer(ctx context.Context, t *testing.T, r *runner, gets []string) *
 			pods = append(pods, raw)
 		}
 	}
-	provider := localapiserver.New(localapiserver.Options{
-		Name: "get-floor", BinDir: localtest.RequireBinaries(t), WorkDir: r.dir, FeatureGates: []string{},
-		APIServerFlags: []string{"--service-cluster-ip-range=" + ServiceClusterIPRange},
-	})
-	c, err := provider.Create(ctx)
+	r.o.BinDir = localtest.RequireBinaries(t)
+	stop, err := r.startPeer(ctx, "get-floor")
+	if stop != nil {
+		t.Cleanup(func() { _ = stop() })
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = provider.Delete(context.Background()) })
-	pid, err := childPID("kube-apiserver")
-	if err != nil {
+	if _, err := loadObjects(ctx, r.peer.cfg, map[string][]json.RawMessage{"Namespace": objects["Namespace"], "Pod": pods}, 4); err != nil {
 		t.Fatal(err)
 	}
-	peer, err := newSide("kube-apiserver", c.Kubeconfig, filepath.Join(r.dir, "home-apiserver"), pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := loadObjects(ctx, peer.cfg, map[string][]json.RawMessage{"Namespace": objects["Namespace"], "Pod": pods}, 4); err != nil {
-		t.Fatal(err)
-	}
-	return peer
+	return r.peer
 }
 
 func envInt(t *testing.T, name string, def int) int {

@@ -151,32 +151,19 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the generated objects: %w", err)
 	}
-	provider := localapiserver.New(localapiserver.Options{
-		Name:         "bench-peers",
-		BinDir:       o.BinDir,
-		WorkDir:      r.dir,
-		FeatureGates: []string{}, // the release's defaults: nothing here needs more
-		// The generated Services' addresses.
-		APIServerFlags: []string{"--service-cluster-ip-range=" + ServiceClusterIPRange},
-		BuildOutput:    o.Log,
-	})
-	c, err := provider.Create(ctx)
+	stopPeer, err := r.startPeer(ctx, "bench-peers")
+	if stopPeer != nil {
+		defer func() {
+			if derr := stopPeer(); err == nil {
+				err = derr
+			}
+		}()
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if derr := provider.Delete(context.Background()); err == nil {
-			err = derr
-		}
-	}()
 	r.done("starting kube-apiserver")
-	apiPID, err := childPID("kube-apiserver")
-	if err != nil {
-		return nil, err
-	}
-	if r.peer, err = newSide("kube-apiserver", c.Kubeconfig, filepath.Join(r.dir, "home-apiserver"), apiPID); err != nil {
-		return nil, err
-	}
+	apiPID := r.peer.pid
 	etcdPID, err := childPID("etcd")
 	if err != nil {
 		return nil, err
@@ -213,6 +200,32 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 	}
 	r.rep.Machine.LoadAfter = loadavg()
 	return r.rep, nil
+}
+
+// startPeer starts the peer, kube-apiserver of the --local provider with
+// the release's default APIs, as r.peer. stop deletes it; it is set once
+// the provider has been asked to create it, even when that failed.
+func (r *runner) startPeer(ctx context.Context, name string) (stop func() error, err error) {
+	provider := localapiserver.New(localapiserver.Options{
+		Name:         name,
+		BinDir:       r.o.BinDir,
+		WorkDir:      r.dir,
+		FeatureGates: []string{}, // the release's defaults: nothing here needs more
+		// The generated Services' addresses.
+		APIServerFlags: []string{"--service-cluster-ip-range=" + ServiceClusterIPRange},
+		BuildOutput:    r.o.Log,
+	})
+	c, err := provider.Create(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stop = func() error { return provider.Delete(context.Background()) }
+	pid, err := childPID("kube-apiserver")
+	if err != nil {
+		return stop, err
+	}
+	r.peer, err = newSide("kube-apiserver", c.Kubeconfig, filepath.Join(r.dir, "home-apiserver"), pid)
+	return stop, err
 }
 
 func countObjects(m map[string][]json.RawMessage) int {
