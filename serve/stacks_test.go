@@ -10,7 +10,7 @@ import (
 
 // After holdStacks and a collection, new goroutines start with 8 KB
 // stacks (the runtime's own figure), where a process of a few small
-// goroutines starts them with 2 KB. It runs in a process of its own: the
+// goroutines starts them with less (2 KB here). It runs in a process of its own: the
 // goroutines other tests leave behind would count in the average.
 func TestHoldStacks(t *testing.T) {
 	if os.Getenv("BUNDLECTL_HOLD_STACKS_CHILD") != "1" {
@@ -38,8 +38,8 @@ func TestHoldStacks(t *testing.T) {
 	runtime.GC()
 	after := starting()
 	t.Logf("starting stack: %d bytes before, %d after", before, after)
-	if before != 2<<10 || after != 8<<10 {
-		t.Errorf("goroutines start with %d bytes of stack before and %d after, want 2 KB and 8 KB", before, after)
+	if after != 8<<10 || before >= after {
+		t.Errorf("goroutines start with %d bytes of stack before and %d after, want less and 8 KB", before, after)
 	}
 	if n := runtime.NumGoroutine(); n > stackHolders+10 {
 		t.Errorf("%d goroutines after holding stacks twice: more than one set", n)
