@@ -158,6 +158,11 @@ type Bundle struct {
 	LargestEntry int64
 	// Names holds the Rel of every entry under the root.
 	Names map[string]bool
+	// HasClusterResources says whether the root has a cluster-resources/
+	// folder: a bundle of host collectors, analysis or a preflight's
+	// results only has none, and nothing to render or serve
+	// (NoClusterResources).
+	HasClusterResources bool
 	// Duplicates lists names that occur more than once; Walk delivers every
 	// occurrence (a reader that extracts keeps the last).
 	Duplicates []string
@@ -168,8 +173,17 @@ type Bundle struct {
 	// in the first pass because the tables of custom resources need it and
 	// troubleshoot writes it after them.
 	CRDList []byte
-	// NewestMtime is the newest modification time under cluster-resources/.
-	NewestMtime time.Time
+	// NewestMtime is the newest modification time of a file under
+	// cluster-resources/; EarliestFileTime and NewestFileTime those of
+	// every file under the root. Archiver files (IsArchiverFile) are
+	// left out of all three.
+	NewestMtime                      time.Time
+	EarliestFileTime, NewestFileTime time.Time
+	// NewestObjectTime is the newest time the printers or the apiserver
+	// stamped on an object of the root's JSON lists (see objecttimes.go),
+	// NewestObjectFile the list it is in; zero and "" when none.
+	NewestObjectTime time.Time
+	NewestObjectFile string
 	// Warnings are what the archive holds that is not part of the bundle
 	// and is ignored: data after the end-of-archive marker or after the
 	// gzip stream. Readers report them; nothing in them is lost silently.
@@ -843,6 +857,7 @@ func (b *Bundle) scan() error {
 	deferred := map[string]int{} // early files over the budget: the ordinal of the last copy
 	ordinal := -1                // of the entry in the stream
 	mtimes := map[string]time.Time{}
+	objectTimes := map[string]objectTime{} // by root candidate
 	links := map[string]*tar.Header{}
 	err := b.each(func(re rawEntry) error {
 		if re.name == "" {
@@ -866,19 +881,29 @@ func (b *Bundle) scan() error {
 		if re.hdr.Typeflag == tar.TypeSymlink || re.hdr.Typeflag == tar.TypeLink {
 			links[re.name] = re.hdr
 		}
+		if IsArchiverFile(re.name) {
+			// Copied, never read: it tells nothing of the root or the time.
+			return b.drain(re)
+		}
 		dir, base := path.Split(re.name)
 		dir = strings.TrimSuffix(dir, "/")
 		if base == VersionFilePath {
 			versionDirs[dir] = true
 		}
+		regular := re.hdr.Typeflag == tar.TypeReg || re.hdr.Typeflag == tar.TypeRegA
+		var objects *listTimes
 		parts := strings.Split(re.name, "/")
 		for i, p := range parts {
 			if p == ClusterResourcesDir && (i < len(parts)-1 || re.hdr.Typeflag == tar.TypeDir) {
-				crDirs[strings.Join(parts[:i], "/")] = true
+				root := strings.Join(parts[:i], "/")
+				crDirs[root] = true
+				if regular {
+					objects = newListTimes(root, strings.Join(parts[i:], "/"), objectTimes)
+				}
 				break
 			}
 		}
-		if re.hdr.Typeflag == tar.TypeReg || re.hdr.Typeflag == tar.TypeRegA {
+		if regular {
 			mtimes[re.name] = re.hdr.ModTime
 			if b.keepEarly(re.name, re.hdr.Size, kept, ordinal, deferred) {
 				data, err := readRaw(re)
@@ -888,11 +913,15 @@ func (b *Bundle) scan() error {
 				kept += int64(len(data)) - int64(len(keep[re.name]))
 				keep[re.name] = data
 				delete(deferred, re.name) // this later copy is the one read
-			} else if re.r != nil {
-				// Drain so a truncated entry is found now, not mid-upgrade.
-				if _, err := io.Copy(io.Discard, re.r); err != nil {
+				if objects != nil {
+					return objects.read(bytes.NewReader(data))
+				}
+			} else if objects != nil {
+				if err := objects.readEntry(re); err != nil {
 					return b.wrap(re.name, err)
 				}
+			} else {
+				return b.drain(re)
 			}
 		}
 		return nil
@@ -915,11 +944,16 @@ func (b *Bundle) scan() error {
 				rel = n
 			}
 			b.Names[rel] = true
-			if strings.HasPrefix(rel, ClusterResourcesDir+"/") && mtimes[n].After(b.NewestMtime) {
-				b.NewestMtime = mtimes[n]
+			if strings.HasPrefix(rel, ClusterResourcesDir+"/") && !IsArchiverFile(rel) {
+				b.HasClusterResources = true
+			}
+			if t, ok := mtimes[n]; ok {
+				b.noteFileTime(rel, t)
 			}
 		}
 	}
+	newest := objectTimes[b.Root]
+	b.NewestObjectTime, b.NewestObjectFile = newest.t, newest.rel
 	keep = map[string][]byte{prefix + VersionFilePath: keep[prefix+VersionFilePath], prefix + ClusterVersionPath: keep[prefix+ClusterVersionPath],
 		prefix + DiscoveryPath(): keep[prefix+DiscoveryPath()], prefix + CRDListPath: keep[prefix+CRDListPath]}
 	if err := b.readDeferred(keep, deferred); err != nil {
@@ -929,6 +963,18 @@ func (b *Bundle) scan() error {
 	b.ClusterVersion = keep[prefix+ClusterVersionPath]
 	b.DiscoveryJSON = keep[prefix+DiscoveryPath()]
 	b.CRDList = keep[prefix+CRDListPath]
+	return nil
+}
+
+// drain reads an archive entry that the first pass does not keep, so
+// that a truncated entry is found now, not mid-upgrade.
+func (b *Bundle) drain(re rawEntry) error {
+	if re.r == nil {
+		return nil
+	}
+	if _, err := io.Copy(io.Discard, re.r); err != nil {
+		return b.wrap(re.name, err)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/version"
@@ -16,47 +17,117 @@ type TimeSource string
 const (
 	TimeFromDiscovery  TimeSource = "discovery.json collectedAt"
 	TimeFromFolderName TimeSource = "bundle folder name"
+	TimeFromObjects    TimeSource = "newest object time"
 	TimeFromMtime      TimeSource = "newest file time under cluster-resources"
+	TimeFromFileTimes  TimeSource = "newest file time of the archive"
 	TimeFromFlag       TimeSource = "--collected-at"
 )
+
+// How the zone of a folder name's local time was found.
+const (
+	ZoneFromFileTimes = "the archive's file times"
+	ZoneFromObjects   = "the newest object time"
+	ZoneAssumedUTC    = "assumed UTC: nothing else in the bundle tells the zone"
+)
+
+// CollectionTime is when a bundle was collected, and how that was found;
+// reports embed it (its JSON names are theirs).
+type CollectionTime struct {
+	CollectedAt       time.Time  `json:"collectedAt"`
+	CollectedAtSource TimeSource `json:"collectedAtSource"`
+	// CollectedAtFile is the list the newest object time is in, with
+	// TimeFromObjects.
+	CollectedAtFile string `json:"collectedAtFile,omitempty"`
+	// NameTime is the collecting machine's local time in the folder or
+	// archive name, Zone its offset from UTC ("-05:00") and ZoneSource
+	// how the offset was found; set whenever the name has a time, even
+	// when CollectedAt is the newer object time.
+	NameTime   string `json:"nameTime,omitempty"`
+	Zone       string `json:"nameZone,omitempty"`
+	ZoneSource string `json:"nameZoneSource,omitempty"`
+}
+
+// zoneString writes an offset as RFC 3339 does ("-05:00").
+func zoneString(d time.Duration) string {
+	sign := '+'
+	if d < 0 {
+		sign, d = '-', -d
+	}
+	return fmt.Sprintf("%c%02d:%02d", sign, int(d.Hours()), int(d.Minutes())%60)
+}
+
+// String says the time and where it came from, for people.
+func (c CollectionTime) String() string {
+	if c.CollectedAt.IsZero() {
+		return "unknown"
+	}
+	s := fmt.Sprintf("%s (from %s", c.CollectedAt.Format(time.RFC3339), c.CollectedAtSource)
+	if c.CollectedAtFile != "" {
+		s += " in " + c.CollectedAtFile
+	}
+	if c.NameTime != "" {
+		s += fmt.Sprintf("; the name's %s is local time at UTC%s, by %s", c.NameTime, c.Zone, c.ZoneSource)
+	}
+	return s + ")"
+}
 
 // folderTime matches troubleshoot's folder and archive names:
 // support-bundle-2025-10-06T16_17_57 (and, before v0.9.48, with colons),
 // preflightbundle-2025-12-10T17_26_50. The time is the collecting
-// machine's local time with no zone; UTC is the only honest reading.
+// machine's local time with no zone (see collectionTime).
 var folderTime = regexp.MustCompile(`(?:support-bundle|preflightbundle)-(\d{4}-\d{2}-\d{2})T(\d{2})[_:](\d{2})[_:](\d{2})`)
 
 // ErrNoCollectionTime means nothing in the bundle tells when it was
 // collected; the caller must supply the time.
-var ErrNoCollectionTime = fmt.Errorf("cannot tell when the bundle was collected: it has no %s, no time in its folder or archive name, and no archive entry times (a folder's file times only tell when it was extracted); pass --collected-at RFC3339", DiscoveryPath())
+var ErrNoCollectionTime = fmt.Errorf("cannot tell when the bundle was collected: it has no %s, no time in its folder or archive name, no archive entry times (a folder's file times only tell when it was extracted) and no object with a time; pass --collected-at RFC3339", DiscoveryPath())
 
-// CollectedAt finds when the bundle was collected, in order of trust: the
-// contract's own record, the folder or archive name troubleshoot chose,
-// then the newest entry time under cluster-resources/ of an archive.
-func (b *Bundle) CollectedAt() (time.Time, TimeSource, error) {
+// CollectedAt finds when the bundle was collected: the contract's own
+// record, else what the folder or archive name, the archive's file times
+// and the objects' times tell together (collectionTime).
+func (b *Bundle) CollectedAt() (CollectionTime, error) {
 	if b.DiscoveryJSON != nil {
 		d, err := ParseDiscovery(b.DiscoveryJSON)
 		if err != nil {
-			return time.Time{}, "", err
+			return CollectionTime{}, err
 		}
 		if !d.CollectedAt.IsZero() {
-			return d.CollectedTime(), TimeFromDiscovery, nil
+			return CollectionTime{CollectedAt: d.CollectedTime(), CollectedAtSource: TimeFromDiscovery}, nil
 		}
 	}
+	ev := timeEvidence{object: b.NewestObjectTime, objectFile: b.NewestObjectFile}
 	for _, name := range []string{b.Root, SourceBase(b.Path)} {
 		if t, ok := ParseFolderTime(name); ok {
-			return t, TimeFromFolderName, nil
+			ev.name = t
+			break
 		}
 	}
 	// Only an archive's entry times were set by the collector; a folder's
 	// tell when it was extracted or copied.
-	if b.Format != FormatFolder && !b.NewestMtime.IsZero() && b.NewestMtime.Unix() > 0 {
-		return b.NewestMtime.UTC().Truncate(time.Second), TimeFromMtime, nil
+	if b.Format != FormatFolder {
+		ev.earliestFile, ev.newestFile, ev.newestCR = b.EarliestFileTime, b.NewestFileTime, b.NewestMtime
 	}
-	return time.Time{}, "", ErrNoCollectionTime
+	return ev.collectionTime()
 }
 
-// ParseFolderTime reads the time out of a troubleshoot bundle name.
+// noteFileTime takes a file's time under the root into the first pass's
+// record (rel is relative to the root).
+func (b *Bundle) noteFileTime(rel string, t time.Time) {
+	if IsArchiverFile(rel) {
+		return
+	}
+	if strings.HasPrefix(rel, ClusterResourcesDir+"/") && t.After(b.NewestMtime) {
+		b.NewestMtime = t
+	}
+	if b.EarliestFileTime.IsZero() || t.Before(b.EarliestFileTime) {
+		b.EarliestFileTime = t
+	}
+	if t.After(b.NewestFileTime) {
+		b.NewestFileTime = t
+	}
+}
+
+// ParseFolderTime reads the time out of a troubleshoot bundle name, as if
+// it were UTC (it is the collecting machine's local time).
 func ParseFolderTime(name string) (time.Time, bool) {
 	m := folderTime.FindStringSubmatch(name)
 	if m == nil {

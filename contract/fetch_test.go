@@ -90,9 +90,9 @@ func TestFetchOpensURL(t *testing.T) {
 	if _, ok := got["cluster-resources/pods/default.json"]; !ok {
 		t.Errorf("walk missed the pods: %v", got)
 	}
-	at, source, err := b.CollectedAt()
-	if err != nil || source != contract.TimeFromFolderName || at.Format(time.RFC3339) != "2024-01-02T03:04:05Z" {
-		t.Errorf("CollectedAt = %v, %q, %v", at, source, err)
+	c, err := b.CollectedAt()
+	if err != nil || c.CollectedAtSource != contract.TimeFromFolderName || c.CollectedAt.Format(time.RFC3339) != "2024-01-02T03:04:05Z" {
+		t.Errorf("CollectedAt = %v, %v", c, err)
 	}
 	if err := b.Close(); err != nil {
 		t.Error(err)

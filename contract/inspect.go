@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -23,12 +22,16 @@ type Report struct {
 	// renders for the bundle (TableMinor of KubernetesVersion; the pinned
 	// one when no version is known), unless told another with
 	// --kube-version.
-	TablesMinor       string            `json:"tablesMinor"`
-	CollectedAt       *time.Time        `json:"collectedAt,omitempty"`
-	CollectedAtSource TimeSource        `json:"collectedAtSource,omitempty"`
-	Entries           int               `json:"entries"`
-	Size              int64             `json:"size"`
-	Resources         []ResourceSummary `json:"resources"`
+	TablesMinor string `json:"tablesMinor"`
+	// ClusterResources says whether the bundle has a cluster-resources/
+	// folder (Bundle.HasClusterResources).
+	ClusterResources bool `json:"clusterResources"`
+	// CollectionTime is nil when nothing tells when the bundle was
+	// collected.
+	*CollectionTime
+	Entries   int               `json:"entries"`
+	Size      int64             `json:"size"`
+	Resources []ResourceSummary `json:"resources"`
 	// Logs are the container logs of the bundle, in every layout;
 	// UnmappedLogs the files that look like pod logs but name no pod.
 	Logs         []PodLog      `json:"logs"`
@@ -72,7 +75,7 @@ type Problem struct {
 // Inspect reads every list of the bundle and summarises it. Problems in
 // single files are reported, not fatal; an unreadable bundle is an error.
 func Inspect(b *Bundle) (*Report, error) {
-	rep := &Report{Path: b.Path, Format: b.Format.String(), Root: b.Root, Entries: b.Entries, Size: b.Size,
+	rep := &Report{Path: b.Path, Format: b.Format.String(), Root: b.Root, Entries: b.Entries, Size: b.Size, ClusterResources: b.HasClusterResources,
 		Schema: "legacy", Resources: []ResourceSummary{}, Logs: []PodLog{}, UnmappedLogs: []UnmappedLog{}, NotCollected: []string{}, Problems: []Problem{}}
 	problem := func(p string, err error) {
 		rep.Problems = append(rep.Problems, Problem{Path: p, Message: err.Error()})
@@ -102,8 +105,8 @@ func Inspect(b *Bundle) (*Report, error) {
 	if m, _, err := TableMinor(rep.KubernetesVersion); err == nil {
 		rep.TablesMinor = m
 	}
-	if t, src, err := b.CollectedAt(); err == nil {
-		rep.CollectedAt, rep.CollectedAtSource = &t, src
+	if c, err := b.CollectedAt(); err == nil {
+		rep.CollectionTime = &c
 	}
 	for _, d := range b.Duplicates {
 		problem(d, errors.New("entry occurs more than once in the archive"))

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 )
 
 // WriteJSON writes the report for scripts.
@@ -19,41 +18,26 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteText writes the report for people, in kubectl's table style.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	orNone := func(s string) string {
-		if s == "" {
-			return "<unknown>"
-		}
-		return s
-	}
 	fmt.Fprintf(tw, "Bundle:\t%s (%s, root %q)\n", r.Path, r.Format, r.Root)
 	fmt.Fprintf(tw, "Schema:\t%s\n", r.Schema)
 	fmt.Fprintf(tw, "Troubleshoot version:\t%s\n", orNone(r.TroubleshootVersion))
 	fmt.Fprintf(tw, "Kubernetes version:\t%s\n", orNone(r.KubernetesVersion))
-	fmt.Fprintf(tw, "Tables for:\tKubernetes %s\n", r.TablesMinor)
-	if r.CollectedAt != nil {
-		fmt.Fprintf(tw, "Collected at:\t%s (from %s)\n", r.CollectedAt.Format(time.RFC3339), r.CollectedAtSource)
+	if r.ClusterResources {
+		fmt.Fprintf(tw, "Tables for:\tKubernetes %s\n", r.TablesMinor)
+	} else {
+		fmt.Fprintf(tw, "Cluster resources:\tnone (%s)\n", noClusterResourcesWhy)
+	}
+	if r.CollectionTime != nil {
+		fmt.Fprintf(tw, "Collected at:\t%s\n", r.CollectionTime)
 	} else {
 		fmt.Fprintf(tw, "Collected at:\t<unknown>\n")
 	}
 	fmt.Fprintf(tw, "Entries:\t%d (%d bytes)\n", r.Entries, r.Size)
 	tw.Flush()
 
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "GROUP\tVERSION\tRESOURCE\tKIND\tNAMESPACES\tOBJECTS\tTABLES")
-	for _, s := range r.Resources {
-		group := s.Group
-		if group == "" {
-			group = "core"
-		}
-		ns := "<cluster>"
-		if s.Namespaced {
-			ns = fmt.Sprint(len(s.Namespaces))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\n", group, s.Version, s.Resource, orNone(s.Kind), ns, s.Objects, s.Tables, s.Lists)
+	if r.ClusterResources {
+		r.writeResources(w)
 	}
-	tw.Flush()
-
 	fmt.Fprintf(w, "\nPod logs: %d\n", len(r.Logs))
 	for _, l := range r.Logs {
 		var notes []string
@@ -108,4 +92,30 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "  %s: %s\n", p.Path, strings.TrimSpace(p.Message))
 	}
 	return nil
+}
+
+// writeResources writes the table of the resources the bundle holds.
+func (r *Report) writeResources(w io.Writer) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tVERSION\tRESOURCE\tKIND\tNAMESPACES\tOBJECTS\tTABLES")
+	for _, s := range r.Resources {
+		group := s.Group
+		if group == "" {
+			group = "core"
+		}
+		ns := "<cluster>"
+		if s.Namespaced {
+			ns = fmt.Sprint(len(s.Namespaces))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\n", group, s.Version, s.Resource, orNone(s.Kind), ns, s.Objects, s.Tables, s.Lists)
+	}
+	tw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<unknown>"
+	}
+	return s
 }

@@ -1,6 +1,8 @@
 package contract_test
 
 import (
+	"time"
+
 	"fmt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"path/filepath"
@@ -73,10 +75,8 @@ func TestInspectRealBundles(t *testing.T) {
 			if rep.Schema != "legacy" {
 				t.Errorf("schema = %q, want legacy", rep.Schema)
 			}
-			// A folder's file times tell when it was extracted, so only the
-			// sbctl fixture (a folder named support-bundle) has no time.
-			if hasTime := rep.CollectedAt != nil; hasTime != (rep.Format != "folder") {
-				t.Errorf("collection time %v from %q for a %s", rep.CollectedAt, rep.CollectedAtSource, rep.Format)
+			if rep.CollectionTime == nil || rep.CollectedAt.Format(time.RFC3339) != rb.CollectedAt || string(rep.CollectedAtSource) != rb.TimeSource {
+				t.Errorf("collection time %v, want %s from %s", rep.CollectionTime, rb.CollectedAt, rb.TimeSource)
 			}
 		})
 	}

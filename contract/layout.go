@@ -141,6 +141,7 @@ const (
 	ClassErrors                 // a collector's error report
 	ClassOpenAPIV3              // _meta/openapi/v3/<path>.json
 	ClassOpenAPIV2              // _meta/openapi/v2.json
+	ClassArchiverFile           // an archiver's or desktop's metadata beside the bundle's files (IsArchiverFile)
 )
 
 var classNames = map[Class]string{
@@ -148,6 +149,7 @@ var classNames = map[Class]string{
 	ClassSelectableFields: "selectable-fields", ClassMeta: "meta", ClassLegacyGroups: "groups",
 	ClassLegacyResources: "resources", ClassClusterVersion: "cluster-version", ClassVersionFile: "version",
 	ClassPodLog: "pod-log", ClassErrors: "errors", ClassOpenAPIV3: "openapi-v3", ClassOpenAPIV2: "openapi-v2",
+	ClassArchiverFile: "archiver-file",
 }
 
 func (c Class) String() string { return classNames[c] }
@@ -203,6 +205,9 @@ var nonResources = map[string]bool{
 
 // Classify maps a path relative to the bundle root to what it holds.
 func Classify(rel string) Classification {
+	if IsArchiverFile(rel) {
+		return Classification{Class: ClassArchiverFile}
+	}
 	switch rel {
 	case VersionFilePath:
 		return Classification{Class: ClassVersionFile}

@@ -130,3 +130,22 @@ func TestPaths(t *testing.T) {
 		}
 	}
 }
+
+// What an archiver or a desktop adds beside a bundle's files is never
+// taken for a list, a table, a log or the bundle's metadata.
+func TestClassifyArchiverFiles(t *testing.T) {
+	for _, rel := range []string{
+		"cluster-resources/._pods.json", "cluster-resources/pods/._default.json", "cluster-resources/pods/._default.table.json",
+		"cluster-resources/pods/logs/default/web/._app.log", "cluster-resources/_meta/._discovery.json", "._version.yaml",
+		"cluster-resources/.DS_Store", "__MACOSX/cluster-resources/pods/default.json", "cluster-resources/__MACOSX/nodes.json",
+	} {
+		if c := contract.Classify(rel); c.Class != contract.ClassArchiverFile {
+			t.Errorf("%s: %s", rel, c.Class)
+		}
+	}
+	for _, rel := range []string{"cluster-resources/pods/default.json", "cluster-resources/pods/_default.json", "cluster-resources/custom-resources/x.example.com/.json"} {
+		if contract.IsArchiverFile(rel) {
+			t.Errorf("%s taken for an archiver's file", rel)
+		}
+	}
+}

@@ -22,7 +22,17 @@ const (
 	ClusterVersionPath  = "cluster-info/cluster_version.json"
 	CRDListPath         = "cluster-resources/custom-resource-definitions.json"
 	VersionFilePath     = "version.yaml"
+	// HostCollectorsDir holds what troubleshoot's host collectors found
+	// of the machines (a host-only bundle holds nothing else).
+	HostCollectorsDir = "host-collectors"
 )
+
+// NoClusterResources says why a bundle without cluster-resources/ has
+// no tables, discovery or objects: it was made by host collectors, or
+// holds an analysis or a preflight's results only.
+const NoClusterResources = "the bundle holds no cluster resources (" + noClusterResourcesWhy + ")"
+
+const noClusterResourcesWhy = "no cluster-resources/ folder: host collectors, analysis or preflight results only"
 
 // DiscoveryPath is where a bundle of the new schema keeps its discovery.
 func DiscoveryPath() string {

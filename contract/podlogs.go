@@ -323,9 +323,12 @@ func (m *logMapper) unmapped(p, reason string) {
 
 // LogFileOf is the entry as MapPodLogs takes it, if it may be a pod log:
 // a regular file, symlink or hard link named *.log or *-errors.json (a
-// link as an alias of the file it points to).
+// link as an alias of the file it points to), not an archiver's file and
+// not under host-collectors/, where troubleshoot's host collectors write
+// the logs of the machine (an installer's, a service's), never a pod's.
 func LogFileOf(e *Entry) (LogFile, bool) {
-	if !strings.HasSuffix(e.Rel, ".log") && !strings.HasSuffix(e.Rel, "-errors.json") || e.Superseded {
+	if !strings.HasSuffix(e.Rel, ".log") && !strings.HasSuffix(e.Rel, "-errors.json") || e.Superseded ||
+		IsArchiverFile(e.Rel) || strings.HasPrefix(e.Rel, HostCollectorsDir+"/") {
 		return LogFile{}, false
 	}
 	switch {

@@ -148,7 +148,7 @@ func (w *Writer) WriteEntry(hdr *tar.Header, body io.Reader) error {
 	if w.root != nil {
 		return w.writeFile(hdr, body)
 	}
-	if err := w.tw.WriteHeader(hdr); err != nil {
+	if err := w.tw.WriteHeader(keepSubsecond(hdr)); err != nil {
 		return fmt.Errorf("writing %s: entry %q: %w", w.dest, hdr.Name, err)
 	}
 	if hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeRegA {
@@ -436,4 +436,18 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	*c.n += int64(n)
 	return n, err
+}
+
+// keepSubsecond is hdr written as PAX when its format is unknown but it
+// has a time below the second: archive/tar rounds such a time to the
+// second, and an entry is copied unchanged. A macOS tar's folders have
+// PAX headers with their times to the nanosecond beside libarchive's own
+// records, which archive/tar reads as of no format it names.
+func keepSubsecond(hdr *tar.Header) *tar.Header {
+	if hdr.Format != tar.FormatUnknown || hdr.ModTime.Nanosecond() == 0 {
+		return hdr
+	}
+	pax := *hdr
+	pax.Format = tar.FormatPAX
+	return &pax
 }

@@ -262,3 +262,36 @@ func TestWriterFolderLinks(t *testing.T) {
 		t.Errorf("skipped %d entries, want 4: %v", len(skipped), skipped)
 	}
 }
+
+// A header archive/tar reads as of no format it names (a macOS tar's
+// folder: PAX records of libarchive's beside the time to the nanosecond)
+// is written with its time whole, not rounded to the second.
+func TestWriterKeepsSubsecondTimes(t *testing.T) {
+	at := contracttest.Epoch.Add(314129752)
+	hdr := &tar.Header{Name: "b/", Typeflag: tar.TypeDir, Mode: 0o755, ModTime: at, Format: tar.FormatUnknown,
+		PAXRecords: map[string]string{"LIBARCHIVE.xattr.com.apple.provenance": "AQIAw4lEFfmmMy8"}}
+	dest := filepath.Join(t.TempDir(), "out.tar")
+	w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.WriteEntry(hdr, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := tar.NewReader(f).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.ModTime.Equal(at) || got.PAXRecords["LIBARCHIVE.xattr.com.apple.provenance"] != "AQIAw4lEFfmmMy8" {
+		t.Errorf("written %v %v, want %v and the record", got.ModTime, got.PAXRecords, at)
+	}
+}

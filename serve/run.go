@@ -203,6 +203,10 @@ func loadBundle(ctx context.Context, path string, o Options) (*index.Index, func
 	}
 	name := b.Path // a URL's secrets redacted
 	cleanup := func() { b.Close() }
+	if !b.HasClusterResources {
+		cleanup()
+		return nil, nil, fmt.Errorf("%s: %s, so there is nothing to serve; bundlectl inspect tells what it holds", name, contract.NoClusterResources)
+	}
 	if b.DiscoveryJSON == nil {
 		if o.Upgrade == nil {
 			cleanup()

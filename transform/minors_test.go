@@ -72,10 +72,11 @@ func readMinorInputs(t *testing.T) minorInputs {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	at, _, err := b.CollectedAt()
+	collected, err := b.CollectedAt()
 	if err != nil {
 		t.Fatal(err)
 	}
+	at := collected.CollectedAt
 	lists := map[string]*minorList{}
 	add := func(gvr schema.GroupVersionResource, kind string, items ...json.RawMessage) {
 		key := gvr.GroupResource().String()

@@ -42,8 +42,8 @@ func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) fun
 			cleanup()
 			return "", nil, err
 		}
-		fmt.Fprintf(log, "Upgraded %s on load: %d tables synthesized for Kubernetes %s as of %s (from %s)\n",
-			b.Path, sum.Tables(), sum.RenderedFor, sum.CollectedAt.Format(time.RFC3339), sum.CollectedAtSource)
+		fmt.Fprintf(log, "Upgraded %s on load: %d tables synthesized for Kubernetes %s as of %s\n",
+			b.Path, sum.Tables(), sum.RenderedFor, sum.CollectionTime)
 		if sum.RenderedForNote != "" {
 			fmt.Fprintf(log, "note: %s: %s\n", b.Path, sum.RenderedForNote)
 		}

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -16,10 +15,14 @@ import (
 
 // Summary is what an upgrade did, for people (WriteText) and scripts (WriteJSON).
 type Summary struct {
-	Source            string              `json:"source"`
-	Dest              string              `json:"dest"`
-	CollectedAt       time.Time           `json:"collectedAt"`
-	CollectedAtSource contract.TimeSource `json:"collectedAtSource"`
+	Source string `json:"source"`
+	Dest   string `json:"dest"`
+	// CollectionTime is the time every age is computed at, and how it
+	// was found.
+	contract.CollectionTime
+	// NothingToRender says why the upgrade only copied the bundle
+	// (contract.NoClusterResources); "" when it rendered what it holds.
+	NothingToRender string `json:"nothingToRender,omitempty"`
 	// EntriesCopied counts input entries written unchanged: all of them
 	// when the upgrade succeeds.
 	EntriesCopied int `json:"entriesCopied"`
@@ -66,8 +69,8 @@ type Summary struct {
 	mu sync.Mutex
 }
 
-func newSummary(b *contract.Bundle, w *contract.Writer, at time.Time, source contract.TimeSource) *Summary {
-	return &Summary{Source: b.Path, Dest: w.Dest(), CollectedAt: at, CollectedAtSource: source,
+func newSummary(b *contract.Bundle, w *contract.Writer, at contract.CollectionTime) *Summary {
+	return &Summary{Source: b.Path, Dest: w.Dest(), CollectionTime: at,
 		TablesSynthesized: map[string]int{}, RenderedFor: contract.PinnedMinor, Problems: append([]contract.Problem{}, b.Warnings...)}
 }
 
@@ -134,8 +137,14 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Upgraded %s to %s\n", s.Source, s.Dest)
-	fmt.Fprintf(&b, "  collected at:       %s (from %s)\n", s.CollectedAt.Format(time.RFC3339), s.CollectedAtSource)
+	fmt.Fprintf(&b, "  collected at:       %s\n", s.CollectionTime)
 	fmt.Fprintf(&b, "  entries copied:     %d, unchanged\n", s.EntriesCopied)
+	if s.NothingToRender != "" {
+		fmt.Fprintf(&b, "  nothing to render:  %s\n", s.NothingToRender)
+		s.writeProblems(&b)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	fmt.Fprintf(&b, "  tables synthesized: %d\n", s.Tables())
 	resources := make([]string, 0, len(s.TablesSynthesized))
 	width := 0
@@ -188,14 +197,18 @@ func (s *Summary) WriteText(w io.Writer) error {
 	default:
 		fmt.Fprintf(&b, "  openapi:            %s\n", s.OpenAPI)
 	}
-	if len(s.Problems) == 0 {
-		b.WriteString("Problems: none\n")
-	} else {
-		fmt.Fprintf(&b, "Problems: %d (raw entries copied all the same)\n", len(s.Problems))
-		for _, p := range s.Problems {
-			fmt.Fprintf(&b, "  %s: %s\n", p.Path, p.Message)
-		}
-	}
+	s.writeProblems(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func (s *Summary) writeProblems(b *strings.Builder) {
+	if len(s.Problems) == 0 {
+		b.WriteString("Problems: none\n")
+		return
+	}
+	fmt.Fprintf(b, "Problems: %d (raw entries copied all the same)\n", len(s.Problems))
+	for _, p := range s.Problems {
+		fmt.Fprintf(b, "  %s: %s\n", p.Path, p.Message)
+	}
 }

@@ -122,11 +122,15 @@ type RunOptions struct {
 // node metrics (writeNodeMetrics), then the OpenAPI documents when it has none. It does not commit w.
 func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(b)))
-	at, source, err := collectionTime(b, o.CollectedAt)
+	if !b.HasClusterResources {
+		return copyOnly(ctx, b, w, o)
+	}
+	collected, err := collectionTime(b, o.CollectedAt)
 	if err != nil {
 		return nil, err
 	}
-	sum := newSummary(b, w, at, source)
+	at := collected.CollectedAt
+	sum := newSummary(b, w, collected)
 	crds, problems := newCRDIndex(b.CRDList)
 	for _, p := range problems {
 		sum.problem(contract.CRDListPath, p)
@@ -174,17 +178,40 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 	return sum, nil
 }
 
+// copyOnly upgrades a bundle without cluster-resources/: every entry is
+// copied and nothing is added, not even a discovery.json, which would
+// describe a cluster the bundle did not collect. Its collection time is
+// reported when known, not required: no age is computed.
+func copyOnly(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
+	collected, err := collectionTime(b, o.CollectedAt)
+	if err != nil && !errors.Is(err, contract.ErrNoCollectionTime) {
+		return nil, err
+	}
+	sum := newSummary(b, w, collected)
+	sum.NothingToRender = contract.NoClusterResources
+	p := newPipeline(ctx, b, w, NewRenderer(collected.CollectedAt, nil), sum, clusterVersion{})
+	defer p.spool.close()
+	if o.Progress != nil {
+		defer p.progress.start(o.Progress)()
+	}
+	if err := p.run(); err != nil {
+		return nil, err
+	}
+	sum.finish()
+	return sum, nil
+}
+
 // collectionTime is the time every age is computed at: the flag, else what
 // the bundle tells (contract.Bundle.CollectedAt).
-func collectionTime(b *contract.Bundle, flag time.Time) (time.Time, contract.TimeSource, error) {
+func collectionTime(b *contract.Bundle, flag time.Time) (contract.CollectionTime, error) {
 	if !flag.IsZero() {
-		return flag.UTC().Truncate(time.Second), contract.TimeFromFlag, nil
+		return contract.CollectionTime{CollectedAt: flag.UTC().Truncate(time.Second), CollectedAtSource: contract.TimeFromFlag}, nil
 	}
-	at, source, err := b.CollectedAt()
+	c, err := b.CollectedAt()
 	if err != nil {
-		return time.Time{}, "", fmt.Errorf("%s: %w", b.Path, err)
+		return contract.CollectionTime{}, fmt.Errorf("%s: %w", b.Path, err)
 	}
-	return at, source, nil
+	return c, nil
 }
 
 // entryName is the archive name of a path relative to the bundle root.

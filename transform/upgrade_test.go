@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -423,6 +424,84 @@ func TestUpgradeCollectionTime(t *testing.T) {
 	}
 }
 
+// invalidTimeCells lists the cells of every table of an upgraded bundle
+// that print a time as <invalid>: what the printers show of a time after
+// the collection's, which no live server showed of its own objects (an
+// event's message may say anything, and is not a time).
+func invalidTimeCells(t *testing.T, bundle string) []string {
+	t.Helper()
+	b, err := contract.Open(bundle, contract.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var bad []string
+	err = b.Walk(func(e *contract.Entry) error {
+		if e.Class.Class != contract.ClassTable {
+			return nil
+		}
+		data, err := io.ReadAll(e.Reader())
+		if err != nil {
+			return err
+		}
+		var table metav1.Table
+		if err := json.Unmarshal(data, &table); err != nil {
+			return fmt.Errorf("%s: %w", e.Rel, err)
+		}
+		for _, row := range table.Rows {
+			for i, cell := range row.Cells {
+				if s, ok := cell.(string); ok && strings.Contains(s, "<invalid>") && table.ColumnDefinitions[i].Name != "Message" {
+					bad = append(bad, fmt.Sprintf("%s: %s %q", e.Rel, table.ColumnDefinitions[i].Name, s))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+// The bundle of host collectors only is copied as it is: no discovery,
+// tables or OpenAPI for a cluster it did not collect, no collection time
+// asked for, no problem.
+func TestUpgradeHostOnlyBundle(t *testing.T) {
+	in := filepath.Join(contracttest.CorpusDir(t), contracttest.HostOnlyBundle.Path)
+	out := filepath.Join(t.TempDir(), "upgraded.tar.gz")
+	sum := upgrade(t, in, out, transform.Options{})
+	if sum.NothingToRender != contract.NoClusterResources || len(sum.Problems) != 0 || sum.Tables() != 0 || sum.Discovery != "" {
+		t.Errorf("summary: %+v", sum)
+	}
+	if sum.CollectedAt.Format(time.RFC3339) != contracttest.HostOnlyBundle.CollectedAt {
+		t.Errorf("collected at %v, want %s", sum.CollectionTime, contracttest.HostOnlyBundle.CollectedAt)
+	}
+	_, before := readBundle(t, in)
+	_, after := readBundle(t, out)
+	if len(after) != len(before) || sum.EntriesCopied != len(before) {
+		t.Errorf("%d entries in, %d out, %d copied", len(before), len(after), sum.EntriesCopied)
+	}
+	for name, want := range before {
+		if got, ok := after[name]; !ok || got != want {
+			t.Errorf("entry %s: %+v, was %+v", name, got, want)
+		}
+	}
+	again := filepath.Join(t.TempDir(), "again.tar.gz")
+	upgrade(t, out, again, transform.Options{})
+	if a, b := readFile(t, out), readFile(t, again); !bytes.Equal(a, b) {
+		t.Error("upgrading the copy again changed it")
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // realTables is, per bundle of the corpus, every resource that gets
 // tables: all the raw lists each bundle holds.
 var realTables = map[string]string{
@@ -432,6 +511,8 @@ var realTables = map[string]string{
 	"v0.123.0-alpha.9-2025":    "addons.k3s.cattle.io clusterrolebindings.rbac.authorization.k8s.io clusterroles.rbac.authorization.k8s.io configmaps cronjobs.batch customresourcedefinitions.apiextensions.k8s.io daemonsets.apps deployments.apps endpoints endpointslices.discovery.k8s.io events helmcharts.helm.cattle.io ingresses.networking.k8s.io jobs.batch leases.coordination.k8s.io limitranges namespaces networkpolicies.networking.k8s.io nodes persistentvolumeclaims persistentvolumes poddisruptionbudgets.policy pods priorityclasses.scheduling.k8s.io replicasets.apps resourcequotas rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io serviceaccounts services statefulsets.apps storageclasses.storage.k8s.io volumeattachments.storage.k8s.io",
 	"v0.123.14-2025":           "addons.k3s.cattle.io clusterrolebindings.rbac.authorization.k8s.io clusterroles.rbac.authorization.k8s.io configmaps cronjobs.batch customresourcedefinitions.apiextensions.k8s.io daemonsets.apps deployments.apps endpoints endpointslices.discovery.k8s.io events helmcharts.helm.cattle.io ingresses.networking.k8s.io ingressroutes.traefik.io jobs.batch leases.coordination.k8s.io limitranges namespaces networkpolicies.networking.k8s.io nodes persistentvolumeclaims persistentvolumes poddisruptionbudgets.policy pods priorityclasses.scheduling.k8s.io replicasets.apps resourcequotas rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io serviceaccounts services statefulsets.apps storageclasses.storage.k8s.io volumeattachments.storage.k8s.io",
 	"preflight-v0.123.14-2025": "addons.k3s.cattle.io clusterrolebindings.rbac.authorization.k8s.io clusterroles.rbac.authorization.k8s.io configmaps cronjobs.batch customresourcedefinitions.apiextensions.k8s.io daemonsets.apps deployments.apps endpoints endpointslices.discovery.k8s.io events helmcharts.helm.cattle.io ingresses.networking.k8s.io ingressroutes.traefik.io jobs.batch leases.coordination.k8s.io limitranges namespaces networkpolicies.networking.k8s.io nodes persistentvolumeclaims persistentvolumes poddisruptionbudgets.policy pods priorityclasses.scheduling.k8s.io replicasets.apps resourcequotas rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io serviceaccounts services statefulsets.apps storageclasses.storage.k8s.io volumeattachments.storage.k8s.io",
+	"k3s-pr1852-2025":          "addons.k3s.cattle.io clusterrolebindings.rbac.authorization.k8s.io clusterroles.rbac.authorization.k8s.io configmaps cronjobs.batch customresourcedefinitions.apiextensions.k8s.io daemonsets.apps deployments.apps endpoints endpointslices.discovery.k8s.io events helmcharts.helm.cattle.io ingresses.networking.k8s.io jobs.batch leases.coordination.k8s.io limitranges namespaces networkpolicies.networking.k8s.io nodes persistentvolumeclaims persistentvolumes pods priorityclasses.scheduling.k8s.io replicasets.apps resourcequotas rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io serviceaccounts services statefulsets.apps storageclasses.storage.k8s.io volumeattachments.storage.k8s.io",
+	"macos-repack-2025":        "addons.k3s.cattle.io clusterrolebindings.rbac.authorization.k8s.io clusterroles.rbac.authorization.k8s.io configmaps cronjobs.batch customresourcedefinitions.apiextensions.k8s.io daemonsets.apps deployments.apps endpoints endpointslices.discovery.k8s.io events helmcharts.helm.cattle.io ingresses.networking.k8s.io ingressroutes.traefik.io jobs.batch leases.coordination.k8s.io limitranges namespaces networkpolicies.networking.k8s.io nodes persistentvolumeclaims persistentvolumes poddisruptionbudgets.policy pods priorityclasses.scheduling.k8s.io replicasets.apps resourcequotas rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io serviceaccounts services statefulsets.apps storageclasses.storage.k8s.io volumeattachments.storage.k8s.io",
 }
 
 // realMinors are the minors the real bundles' tables are rendered for,
@@ -443,6 +524,8 @@ var realMinors = map[string]string{
 	"v0.123.0-alpha.9-2025":    "1.33",
 	"v0.123.14-2025":           "1.31",
 	"preflight-v0.123.14-2025": "1.31",
+	"k3s-pr1852-2025":          "1.33",
+	"macos-repack-2025":        "1.31",
 }
 
 func TestUpgradeRealBundles(t *testing.T) {
@@ -450,16 +533,16 @@ func TestUpgradeRealBundles(t *testing.T) {
 	for _, rb := range contracttest.RealBundles {
 		t.Run(rb.Name, func(t *testing.T) {
 			in := filepath.Join(corpus, rb.Path)
-			var opts transform.Options
-			if fi, err := os.Stat(in); err == nil && fi.IsDir() {
-				// The sbctl fixture is a folder named support-bundle: nothing
-				// in it tells when it was collected (it was added on this day).
-				opts.CollectedAt = time.Date(2022, 4, 13, 0, 0, 0, 0, time.UTC)
-			}
 			out := filepath.Join(t.TempDir(), "upgraded.tar.gz")
-			sum := upgrade(t, in, out, opts)
+			sum := upgrade(t, in, out, transform.Options{})
 			if len(sum.Problems) != 0 {
 				t.Errorf("problems: %+v", sum.Problems)
+			}
+			if sum.CollectedAt.Format(time.RFC3339) != rb.CollectedAt || string(sum.CollectedAtSource) != rb.TimeSource {
+				t.Errorf("collected at %v, want %s from %s", sum.CollectionTime, rb.CollectedAt, rb.TimeSource)
+			}
+			for _, cell := range invalidTimeCells(t, out) {
+				t.Errorf("a time printed as no live server printed it: %s", cell)
 			}
 			if sum.RenderedFor != realMinors[rb.Name] || sum.RenderedForSource != transform.VersionFromClusterVersion {
 				t.Errorf("rendered for %s (from %s), want %s from %s", sum.RenderedFor, sum.RenderedForSource, realMinors[rb.Name], transform.VersionFromClusterVersion)

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bundlectl/bundlectl/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,7 +65,7 @@ func APIResources() []metav1.APIResource {
 func IsFile(rel string) (node string, ok bool) {
 	dir, file := path.Split(rel)
 	node, ok = strings.CutSuffix(file, ".json")
-	return node, ok && dir == Dir+"/" && node != ""
+	return node, ok && dir == Dir+"/" && node != "" && !contract.IsArchiverFile(rel)
 }
 
 // Decode reads one node's Summary API answer.
