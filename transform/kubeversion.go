@@ -97,7 +97,7 @@ func chooseMinor(flag string, cv clusterVersion, sum *Summary) {
 	}
 	sum.RenderedFor = contract.PinnedMinor
 	if v == "" {
-		sum.problem(contract.ClusterVersionPath, fmt.Errorf("no Kubernetes version is known (no discovery.json, cluster_version.json or node kubelet tells it); tables are rendered for %s, the pinned release: pass --kube-version", contract.PinnedMinor))
+		sum.problem(contract.ClusterVersionPath, fmt.Errorf("missing, and no node's kubelet tells the cluster's version: tables are rendered for %s, the pinned release (pass --kube-version), and discovery.json's kubernetesVersion is left empty", contract.PinnedMinor))
 		return
 	}
 	minor, note, err := contract.TableMinor(v)

@@ -505,7 +505,10 @@ func (p *pipeline) kubernetesVersion() string {
 	case VersionFromKubelets:
 		p.sum.problem(contract.ClusterVersionPath, fmt.Errorf("missing; kubernetesVersion %s is the newest kubelet version of the nodes", p.cluster.version))
 	case "":
-		p.sum.problem(contract.ClusterVersionPath, errors.New("missing, and no node tells its version; kubernetesVersion is left empty"))
+		if p.sum.RenderedForSource == VersionFromFlag {
+			// Without the flag, chooseMinor has said so.
+			p.sum.problem(contract.ClusterVersionPath, errors.New("missing, and no node tells its version; kubernetesVersion is left empty"))
+		}
 	}
 	return p.cluster.version
 }
