@@ -24,7 +24,9 @@ import (
 // for every other version discovery serves, the list that version would
 // have returned, and its table, under _meta/converted/ (see
 // contract.ConvertedListDir), where legacy readers do not look and serve
-// answers that version from them.
+// answers that version from them. It does so for the stored version too
+// when the server's read path changes what the bundle stored (a Service
+// of a 1.19 cluster has no clusterIPs; see readdefaults.go).
 
 // conversionTarget is a group version resource discovery serves that a
 // stored list is to be converted to, with the kind served there.
@@ -109,7 +111,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 	go func() { writeErr <- p.writeConvertedQueue(queue, cancel) }()
 	written := map[string]bool{}
 	wanted := func(rel string, c contract.Classification) bool {
-		return !c.Converted && convertsFrom(targets[c.GR], p.storedAt, rel)
+		return !c.Converted && (p.readDefaulted[c.GR] || convertsFrom(targets[c.GR], p.storedAt, rel))
 	}
 	convert := func(hdr *tar.Header, rel string, c contract.Classification, data []byte) error {
 		l, err := contract.DecodeList(data, c.Format)
@@ -121,7 +123,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 		}
 		ce := &convertedEntry{hdr: hdr, rel: rel, l: l, s: p.resolve(c, l), done: make(chan []convertedList, 1)}
 		for _, t := range targets[c.GR] {
-			if t.gvr == ce.s.gvr {
+			if t.gvr == ce.s.gvr && !p.readDefaulted[c.GR] {
 				continue
 			}
 			rel := contract.ResourcePath(contract.ConvertedListDir(t.gvr), c.Key.Namespace)
@@ -389,6 +391,7 @@ func convertItems(l *contract.List, s stored, target schema.GroupVersionKind, mi
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
+		readDefaults(internal, minor)
 		obj, err := st.scheme.ConvertToVersion(internal, target.GroupVersion())
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)

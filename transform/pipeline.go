@@ -69,6 +69,11 @@ type pipeline struct {
 
 	progress progress
 
+	// readDefaulted are the resources of which the server's read path
+	// changed an object (readDefaults): writeConverted writes their
+	// lists as read, at the version they are stored at too.
+	readDefaulted map[schema.GroupResource]bool
+
 	// spool keeps the lists writeConverted may read again; multiVersion
 	// counts the versions each group resource is served at, by the
 	// rendered release's built-in discovery and the bundle's own
@@ -106,7 +111,7 @@ func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r 
 	workers := runtime.GOMAXPROCS(0)
 	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum, cluster: cluster,
 		queue: make(chan *item, queueLength), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
-		storedAt: map[string]schema.GroupVersionResource{},
+		storedAt: map[string]schema.GroupVersionResource{}, readDefaulted: map[schema.GroupResource]bool{},
 		budget:   semaphore.NewWeighted(bufferBudget),
 		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
 }
@@ -292,13 +297,20 @@ func (p *pipeline) decode(it *item) result {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
 	conv, err := p.r.RenderTo(p.ctx, table, List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
-		Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s), Warn: func(err error) { p.sum.problem(it.rel, err) }})
+		Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s), Warn: func(err error) { p.sum.problem(it.rel, err) },
+		ReadDefaulted: func() { p.markReadDefaulted(s.gvr.GroupResource()) }})
 	if err != nil {
 		table.discard()
 		return result{err: fmt.Errorf("no table (%s convertor): %w", conv, err)}
 	}
 	hdr := newEntryHeader(entryName(p.b, contract.TablePathFor(it.rel)), table.size, it.hdr, time.Time{})
 	return result{hdr: hdr, table: table, res: s.gvr.GroupResource().String()}
+}
+
+func (p *pipeline) markReadDefaulted(gr schema.GroupResource) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.readDefaulted[gr] = true
 }
 
 func (p *pipeline) isDiscoveryInput(e *contract.Entry) bool {

@@ -51,6 +51,9 @@ type List struct {
 	// Warn, when set, is told of what the table leaves out without
 	// failing: cells of a CRD printer column too costly to evaluate.
 	Warn func(error)
+	// ReadDefaulted, when set, is told that the server's read path
+	// changed an object (readDefaults): the list is not served as stored.
+	ReadDefaulted func()
 }
 
 // Renderer renders the Table a kube-apiserver of a release would have
@@ -368,6 +371,9 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 		obj, err := s.decode(raw, itemGVK)
 		if err != nil {
 			return nil, itemError(i, raw, err)
+		}
+		if readDefaults(obj, r.minor) && l.ReadDefaulted != nil {
+			l.ReadDefaulted()
 		}
 		items = append(items, obj)
 		rawOf[obj] = raw

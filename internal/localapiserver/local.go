@@ -107,6 +107,7 @@ type Provider struct {
 	logDir    string
 	logs      []*os.File
 	etcd      *process
+	etcdURL   string
 	apiserver *process
 	created   bool
 }
@@ -152,6 +153,11 @@ func (p *Provider) Name() string { return "local" }
 
 // WorkDir is the folder Create made (empty before Create).
 func (p *Provider) WorkDir() string { return p.workDir }
+
+// EtcdURL is etcd's client URL on loopback (plain HTTP, no auth), for a
+// test that stores an object as an older release wrote it, which no API
+// request can (empty before Create).
+func (p *Provider) EtcdURL() string { return p.etcdURL }
 
 // LogFiles are the paths of etcd's and kube-apiserver's output.
 func (p *Provider) LogFiles() (etcd, apiserver string) {
@@ -263,6 +269,7 @@ func (p *Provider) start(ctx context.Context, pk *pki) (string, error) {
 	}
 	etcdClient := "http://127.0.0.1:" + strconv.Itoa(ports[0])
 	etcdPeer := "http://127.0.0.1:" + strconv.Itoa(ports[1])
+	p.etcdURL = etcdClient
 	server := "https://127.0.0.1:" + strconv.Itoa(ports[2])
 
 	p.etcd, err = startProcess("etcd", p.bins.Etcd, []string{
