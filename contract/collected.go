@@ -27,7 +27,7 @@ const (
 const (
 	ZoneFromFileTimes = "the archive's file times"
 	ZoneFromObjects   = "the newest object time"
-	ZoneAssumedUTC    = "assumed UTC: nothing else in the bundle tells the zone"
+	ZoneAssumedUTC    = "assumed: nothing else in the bundle tells the zone"
 )
 
 // CollectionTime is when a bundle was collected, and how that was found;
@@ -66,7 +66,17 @@ func (c CollectionTime) String() string {
 		s += " in " + c.CollectedAtFile
 	}
 	if c.NameTime != "" {
-		s += fmt.Sprintf("; the name's %s is local time at UTC%s, by %s", c.NameTime, c.Zone, c.ZoneSource)
+		if c.CollectedAtSource == TimeFromFolderName {
+			s += ", "
+		} else {
+			s += "; folder name "
+		}
+		s += "read at UTC" + c.Zone
+		if c.ZoneSource == ZoneAssumedUTC {
+			s += ", " + ZoneAssumedUTC
+		} else {
+			s += " by " + c.ZoneSource
+		}
 	}
 	return s + ")"
 }
