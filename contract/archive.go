@@ -858,6 +858,7 @@ func (b *Bundle) scan() error {
 	ordinal := -1                // of the entry in the stream
 	mtimes := map[string]time.Time{}
 	objectTimes := map[string]objectTime{} // by root candidate
+	var times timeScanner
 	links := map[string]*tar.Header{}
 	err := b.each(func(re rawEntry) error {
 		if re.name == "" {
@@ -898,7 +899,7 @@ func (b *Bundle) scan() error {
 				root := strings.Join(parts[:i], "/")
 				crDirs[root] = true
 				if regular {
-					objects = newListTimes(root, strings.Join(parts[i:], "/"), objectTimes)
+					objects = newListTimes(root, strings.Join(parts[i:], "/"), objectTimes, &times)
 				}
 				break
 			}
@@ -914,7 +915,7 @@ func (b *Bundle) scan() error {
 				keep[re.name] = data
 				delete(deferred, re.name) // this later copy is the one read
 				if objects != nil {
-					return objects.read(bytes.NewReader(data))
+					objects.readBytes(data)
 				}
 			} else if objects != nil {
 				if err := objects.readEntry(re); err != nil {

@@ -43,18 +43,26 @@ const maxTimeKey = len("deprecatedFirstTimestamp")
 // the space and colon around it, and the longest RFC 3339 value.
 const timeWindow = 128
 
+// timeScanner finds the newest object time of lists (newestObjectTime);
+// the first pass keeps one, so that its buffer is made once.
+type timeScanner struct {
+	buf []byte
+}
+
 // newestObjectTime reads a JSON list (or any JSON) to its end and returns
 // the newest time found in one of keys' members, zero when none. It
 // does not parse the JSON: it finds each string that starts like an RFC
 // 3339 time ("20dd-dd-ddT") and reads the key before it, which a JSON
 // writer puts right before its value, whatever the indentation.
-func newestObjectTime(r io.Reader, keys map[string]bool) (time.Time, error) {
+func (s *timeScanner) newestObjectTime(r io.Reader, keys map[string]bool) (time.Time, error) {
+	if s.buf == nil {
+		s.buf = make([]byte, 256<<10)
+	}
 	var newest time.Time
-	buf := make([]byte, 256<<10)
 	kept := 0 // bytes at the start of buf carried over from the last read
 	for {
-		n, err := io.ReadFull(r, buf[kept:])
-		data := buf[:kept+n]
+		n, err := io.ReadFull(r, s.buf[kept:])
+		data := s.buf[:kept+n]
 		last := err != nil
 		// Values that start in the last timeWindow bytes may be cut; they
 		// are read again at the start of the next buffer.
@@ -62,16 +70,8 @@ func newestObjectTime(r io.Reader, keys map[string]bool) (time.Time, error) {
 		if !last && end > timeWindow {
 			end -= timeWindow
 		}
-		for i := 0; i < end; {
-			j := bytes.Index(data[i:end], []byte(`"20`))
-			if j < 0 {
-				break
-			}
-			at := i + j
-			if t, ok := timeAt(data, at, keys); ok && t.After(newest) {
-				newest = t
-			}
-			i = at + 1
+		if t := newestIn(data, end, keys); t.After(newest) {
+			newest = t
 		}
 		if last {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -80,12 +80,29 @@ func newestObjectTime(r io.Reader, keys map[string]bool) (time.Time, error) {
 			return newest, err
 		}
 		// Keep the window, and the key context before it.
-		from := max(end-maxTimeKey-8, 0)
-		kept = copy(buf, data[from:])
-		if kept == len(buf) {
-			kept = 0 // cannot happen with the sizes above; never loop
-		}
+		kept = copy(s.buf, data[max(end-maxTimeKey-8, 0):])
 	}
+}
+
+// newestIn is the newest time of keys' members whose values start in
+// data[:end]. It looks for the T of each "20dd-dd-ddT: a quote is every
+// few bytes of JSON, a T a hundred times less often.
+func newestIn(data []byte, end int, keys map[string]bool) time.Time {
+	var newest time.Time
+	for i := 11; i < end+11 && i < len(data); {
+		j := bytes.IndexByte(data[i:min(end+11, len(data))], 'T')
+		if j < 0 {
+			break
+		}
+		q := i + j - 11 // the value's opening quote
+		if data[q] == '"' && data[q+1] == '2' && data[q+2] == '0' {
+			if t, ok := timeAt(data, q, keys); ok && t.After(newest) {
+				newest = t
+			}
+		}
+		i += j + 1
+	}
+	return newest
 }
 
 // timeAt reads the RFC 3339 string value whose opening quote is at
@@ -147,11 +164,12 @@ type listTimes struct {
 	root, rel string
 	keys      map[string]bool
 	into      map[string]objectTime
+	scanner   *timeScanner
 }
 
 // newListTimes is nil for an entry that is not a raw JSON list the
 // bundle stored (tables and converted lists are the upgrade's).
-func newListTimes(root, rel string, into map[string]objectTime) *listTimes {
+func newListTimes(root, rel string, into map[string]objectTime, scanner *timeScanner) *listTimes {
 	c := Classify(rel)
 	if c.Class != ClassResourceList || c.Format != FormatJSON || c.Converted {
 		return nil
@@ -160,18 +178,27 @@ func newListTimes(root, rel string, into map[string]objectTime) *listTimes {
 	if c.Custom {
 		keys = customTimeKeys
 	}
-	return &listTimes{root: root, rel: rel, keys: keys, into: into}
+	return &listTimes{root: root, rel: rel, keys: keys, into: into, scanner: scanner}
 }
 
 func (l *listTimes) read(r io.Reader) error {
-	t, err := newestObjectTime(r, l.keys)
+	t, err := l.scanner.newestObjectTime(r, l.keys)
 	if err != nil {
 		return err
 	}
+	l.note(t)
+	return nil
+}
+
+// readBytes reads a list the first pass holds already.
+func (l *listTimes) readBytes(data []byte) {
+	l.note(newestIn(data, len(data), l.keys))
+}
+
+func (l *listTimes) note(t time.Time) {
 	if t.After(l.into[l.root].t) {
 		l.into[l.root] = objectTime{t: t, rel: l.rel}
 	}
-	return nil
 }
 
 // readEntry reads the entry's content: an archive's as it streams by, a

@@ -3,6 +3,8 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -28,7 +30,7 @@ func TestNewestObjectTime(t *testing.T) {
 		{"none", `{"items": []}`, timeKeys, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := newestObjectTime(strings.NewReader(tc.json), tc.keys)
+			got, err := new(timeScanner).newestObjectTime(strings.NewReader(tc.json), tc.keys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,14 +60,14 @@ func TestNewestObjectTimeAcrossReads(t *testing.T) {
 	}
 	b.WriteString("]}")
 	data := b.Bytes()
-	got, err := newestObjectTime(bytes.NewReader(data), timeKeys)
+	got, err := new(timeScanner).newestObjectTime(bytes.NewReader(data), timeKeys)
 	if err != nil || !got.Equal(want) {
 		t.Errorf("newest = %v, %v; want %v", got, err, want)
 	}
 	// One byte at a time: every read ends inside some member.
 	small := data[:200<<10]
 	wantSmall := newestByDecoding(t, append(append([]byte{}, small[:bytes.LastIndexByte(small, '}')+1]...), "]}"...))
-	got, err = newestObjectTime(iotest.OneByteReader(bytes.NewReader(small)), timeKeys)
+	got, err = new(timeScanner).newestObjectTime(iotest.OneByteReader(bytes.NewReader(small)), timeKeys)
 	if err != nil || !got.Equal(wantSmall) {
 		t.Errorf("one byte at a time: newest = %v, %v; want %v", got, err, wantSmall)
 	}
@@ -73,7 +75,7 @@ func TestNewestObjectTimeAcrossReads(t *testing.T) {
 	member := `"creationTimestamp": "2026-01-02T03:04:05Z"`
 	for pad := 256<<10 - 200; pad < 256<<10+50; pad++ {
 		doc := `{"a": "` + strings.Repeat(" ", pad) + `", ` + member + `}`
-		got, err := newestObjectTime(strings.NewReader(doc), timeKeys)
+		got, err := new(timeScanner).newestObjectTime(strings.NewReader(doc), timeKeys)
 		if err != nil || formatOrEmpty(got) != "2026-01-02T03:04:05Z" {
 			t.Fatalf("member at %d: newest = %v, %v", pad, got, err)
 		}
@@ -107,4 +109,36 @@ func formatOrEmpty(t time.Time) string {
 		return ""
 	}
 	return t.Format(time.RFC3339Nano)
+}
+
+// BenchmarkNewestObjectTime reads a list of realistic pods, as the first
+// pass does for every list: its MB/s is what the scan costs per byte.
+func BenchmarkNewestObjectTime(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "example-bundle", "support-bundle-2025-11-20T10_00_00", "cluster-resources", "pods", "shop.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	var s timeScanner
+	for b.Loop() {
+		if _, err := s.newestObjectTime(bytes.NewReader(data), timeKeys); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzNewestObjectTime: however a list is cut into reads, the scanner
+// finds what one look at the whole finds.
+func FuzzNewestObjectTime(f *testing.F) {
+	f.Add([]byte(`{"items":[{"metadata":{"creationTimestamp":"2025-10-06T23:18:02Z"}}]}`), uint16(7))
+	f.Add([]byte(`{"time" : "2025-01-02T03:04:05.123+02:00","eventTime":"2024-01-01T00:00:00.000000Z"}`), uint16(1))
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		want := newestIn(data, len(data), timeKeys)
+		var s timeScanner
+		s.buf = make([]byte, timeWindow+64+int(cut)%512) // small reads, many cuts
+		got, err := s.newestObjectTime(iotest.HalfReader(bytes.NewReader(data)), timeKeys)
+		if err != nil || !got.Equal(want) {
+			t.Fatalf("streamed %v (%v), whole %v", got, err, want)
+		}
+	})
 }
