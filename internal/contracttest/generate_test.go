@@ -343,7 +343,7 @@ func TestWriteBundleOpensAndInspects(t *testing.T) {
 		t.Errorf("problems: %+v", rep.Problems)
 	}
 	if rep.Root != BundleRoot(spec.CollectedAt) || rep.TroubleshootVersion != TroubleshootVersion ||
-		rep.KubernetesVersion != "v1.35.4" || rep.CollectedAt == nil || !rep.CollectedAt.Equal(spec.CollectedAt) ||
+		rep.KubernetesVersion != "v1.35.4" || rep.CollectionTime == nil || !rep.CollectedAt.Equal(spec.CollectedAt) ||
 		rep.CollectedAtSource != contract.TimeFromFolderName || rep.Entries != stats.Entries || rep.Schema != "legacy" {
 		t.Errorf("report: %+v", rep)
 	}
