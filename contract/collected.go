@@ -105,7 +105,7 @@ func (b *Bundle) CollectedAt() (CollectionTime, error) {
 		}
 	}
 	ev := timeEvidence{object: b.NewestObjectTime, objectFile: b.NewestObjectFile}
-	for _, name := range []string{b.Root, SourceBase(b.Path)} {
+	for _, name := range []string{b.Root, b.sourceBase()} {
 		if t, ok := ParseFolderTime(name); ok {
 			ev.name = t
 			break

@@ -229,6 +229,8 @@ func (b *Bundle) fetch(ctx context.Context, rawURL string, o HTTPOptions) error 
 		return fail("the download stalled: nothing received for %s after %d bytes", timeout, body.n)
 	case err != nil && ctx.Err() != nil:
 		return fail("download interrupted after %d bytes: %v", body.n, context.Cause(ctx))
+	case errors.As(err, new(*notArchiveError)):
+		return fail("%v", err)
 	case errors.Is(err, io.ErrUnexpectedEOF) && resp.ContentLength >= 0:
 		return fail("the download is truncated: the connection ended after %d of the %d bytes the server announced", body.n, resp.ContentLength)
 	case err != nil:

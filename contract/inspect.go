@@ -131,7 +131,7 @@ func Inspect(b *Bundle) (*Report, error) {
 			tables[c.Key] = true
 			return nil
 		}
-		if e.Rel == AnalysisPath && e.IsRegular() {
+		if e.Rel == AnalysisPath && e.HasContent() {
 			data, err := e.ReadAll()
 			if err == nil {
 				rep.Analysis, err = ParseAnalysis(data)

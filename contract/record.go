@@ -11,14 +11,15 @@ import (
 // An entry is one when it is
 //
 //   - under the bundle root, and classified as a resource list;
-//   - a regular file: a link names another entry, which is read itself;
+//   - a regular file, or a link read as the file it names (HasContent):
+//     extracting gives that file at the link's path;
 //   - not superseded by a later entry of the same name: extracting an
 //     archive keeps the last copy, and so does every reader;
 //   - not a YAML list whose JSON twin the bundle also holds:
 //     troubleshoot v0.76–v0.132 wrote both, and redaction could break
 //     the YAML, so the JSON is preferred.
 func (b *Bundle) IsListOfRecord(e *Entry) bool {
-	return e.InRoot && e.Class.Class == ClassResourceList && e.IsRegular() && !e.Superseded &&
+	return e.InRoot && e.Class.Class == ClassResourceList && e.HasContent() && !e.Superseded &&
 		!(e.Class.Format == FormatYAML && b.Names[strings.TrimSuffix(e.Rel, ".yaml")+".json"])
 }
 

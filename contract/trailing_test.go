@@ -182,7 +182,9 @@ func TestEarlyReadBudget(t *testing.T) {
 	}
 	var msgs []string
 	for _, w := range b.Warnings {
-		msgs = append(msgs, w.Path+": "+w.Message)
+		if !strings.Contains(w.Message, "another bundle root") { // the decoys' folders
+			msgs = append(msgs, w.Path+": "+w.Message)
+		}
 	}
 	want := "decoy3/cluster-info/cluster_version.json: 1048621 bytes is over the 1500-byte limit"
 	if len(msgs) != 1 || !strings.HasPrefix(msgs[0], want) {
@@ -260,7 +262,7 @@ func TestEarlyReadDuplicates(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.Close()
-		if last := files[len(files)-2].Body; string(b.CRDList) != last || len(b.Warnings) > 0 {
+		if last := files[len(files)-2].Body; string(b.CRDList) != last || slices.ContainsFunc(b.Warnings, func(p contract.Problem) bool { return !strings.Contains(p.Message, "another bundle root") }) {
 			t.Errorf("read a copy of %d bytes, want the last, of %d; warnings %v", len(b.CRDList), len(last), b.Warnings)
 		}
 	}

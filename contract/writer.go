@@ -197,6 +197,15 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 		}
 	}
 	perm := fs.FileMode(hdr.Mode).Perm()
+	if hdr.Typeflag != tar.TypeDir {
+		// A name the archive holds twice: as tar extracts it, the later
+		// entry replaces the earlier (Bundle.Duplicates).
+		if fi, err := w.root.Lstat(name); err == nil && !fi.IsDir() {
+			if err := w.root.Remove(name); err != nil {
+				return fail(err)
+			}
+		}
+	}
 	switch hdr.Typeflag {
 	case tar.TypeDir:
 		if err := w.root.MkdirAll(name, perm|0o700); err != nil {

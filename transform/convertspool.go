@@ -28,6 +28,7 @@ type convertInput struct {
 	class   contract.Classification
 	spooled bool
 	off     int64 // where its bytes are in the spool
+	size    int64 // and how many (a link's header says 0)
 }
 
 // convertSpool holds the bytes of the lists that may be converted, in a
@@ -48,7 +49,7 @@ func (s *convertSpool) add(e *contract.Entry, body []byte, keep bool) {
 		if err := s.write(body); err != nil {
 			s.failed = true
 		} else {
-			in.spooled, in.off = true, s.size
+			in.spooled, in.off, in.size = true, s.size, int64(len(body))
 			s.size += int64(len(body))
 		}
 	}
@@ -72,7 +73,7 @@ func (s *convertSpool) write(body []byte) error {
 
 // read returns the bytes of a kept list.
 func (s *convertSpool) read(in convertInput) ([]byte, error) {
-	data := make([]byte, in.hdr.Size)
+	data := make([]byte, in.size)
 	if n, err := s.file.ReadAt(data, in.off); n < len(data) {
 		return nil, fmt.Errorf("reading %s back from the spool: %d of %d bytes: %w", in.rel, n, len(data), err)
 	}

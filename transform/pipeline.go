@@ -159,29 +159,34 @@ func (p *pipeline) read(e *contract.Entry) error {
 	// limit): queued headers count against the budget like bodies, or
 	// hundreds of them would wait for the writer at once.
 	hw := headerWeight(e.Header)
+	// A link read through (a list stored as a link) is read as the file
+	// it names and written as the link it is: its content is read when
+	// it is decoded or kept, never streamed.
+	size := e.Size()
+	readLink := decode || p.isDiscoveryInput(e) || p.b.IsListOfRecord(e) && size <= bufferLimit
 	switch {
-	case !e.IsRegular() || e.Header.Size == 0:
+	case size == 0 || !e.IsRegular() && !readLink:
 		if hw > 0 {
 			it.weight = min(hw, bufferBudget)
 			if err := p.budget.Acquire(p.ctx, it.weight); err != nil {
 				return context.Cause(p.ctx)
 			}
 		}
-	case decode || e.Header.Size <= bufferLimit || p.isDiscoveryInput(e):
-		it.weight = min(e.Header.Size+hw, bufferBudget)
+	case decode || size <= bufferLimit || p.isDiscoveryInput(e):
+		it.weight = min(size+hw, bufferBudget)
 		if err := p.budget.Acquire(p.ctx, it.weight); err != nil {
 			return context.Cause(p.ctx)
 		}
 		// Sized from the header: growing a buffer by doubling would
 		// leave garbage as large as the file.
-		if e.Header.Size > bufferBudget {
+		if size > bufferBudget {
 			// The entry has the budget to itself: what was read before
 			// is written and garbage, but until the collector has run
 			// it is still counted, and the heap would briefly hold two
 			// of the largest files.
 			runtime.GC()
 		}
-		it.body = make([]byte, e.Header.Size)
+		it.body = make([]byte, size)
 		if _, err := io.ReadFull(e.Reader(), it.body); err != nil {
 			var ee *contract.EntryError
 			if !errors.As(err, &ee) {
@@ -234,7 +239,7 @@ func headerWeight(hdr *tar.Header) int64 {
 // wantsDecode says whether a raw list must be decoded: to make its table,
 // or only to learn what it stores when discovery.json must be made.
 func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
-	if e.Superseded && e.InRoot && e.Class.Class == contract.ClassResourceList && e.IsRegular() {
+	if e.Superseded && e.InRoot && e.Class.Class == contract.ClassResourceList && e.HasContent() {
 		p.sum.problem(e.Rel, errors.New("the entry occurs more than once in the archive; the last copy is read, as extracting keeps it"))
 	}
 	// A converted list is the upgrade's own (writeConverted), made with
@@ -251,9 +256,9 @@ func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
 	if !it.render && p.b.DiscoveryJSON != nil {
 		return false
 	}
-	if limit := p.b.Limits().MaxDecodeSize; e.Header.Size > limit {
+	if limit := p.b.Limits().MaxDecodeSize; e.Size() > limit {
 		if it.render {
-			p.sum.problem(e.Rel, fmt.Errorf("%d bytes is over the %d-byte decode limit; copied without a table", e.Header.Size, limit))
+			p.sum.problem(e.Rel, fmt.Errorf("%d bytes is over the %d-byte decode limit; copied without a table", e.Size(), limit))
 		}
 		return false
 	}
@@ -314,7 +319,7 @@ func (p *pipeline) markReadDefaulted(gr schema.GroupResource) {
 }
 
 func (p *pipeline) isDiscoveryInput(e *contract.Entry) bool {
-	return e.InRoot && e.IsRegular() && p.b.DiscoveryJSON == nil &&
+	return e.InRoot && e.HasContent() && p.b.DiscoveryJSON == nil &&
 		(e.Class.Class == contract.ClassLegacyGroups || e.Class.Class == contract.ClassLegacyResources)
 }
 

@@ -33,6 +33,12 @@ func Load(ctx context.Context, b *contract.Bundle) (*Index, error) {
 		return nil, ErrLegacyBundle
 	}
 	x := &Index{Name: b.Path, Discovery: d, CollectedAt: d.CollectedTime()}
+	for _, w := range b.Warnings { // what the archive holds besides the bundle
+		if w.Path != b.Path {
+			w.Message = w.Path + ": " + w.Message
+		}
+		x.Warnings = append(x.Warnings, w.Message)
+	}
 	if err := x.setVersion(b); err != nil {
 		return nil, err
 	}
@@ -179,7 +185,7 @@ func (l *loader) walk(ctx context.Context) error {
 		}
 		if e.Superseded {
 			// An extracted bundle holds the last copy; so does the index.
-			if e.IsRegular() {
+			if e.HasContent() {
 				l.warn(e.Rel, errors.New("the entry occurs more than once in the archive; the last copy is served"))
 			}
 			return nil
@@ -194,7 +200,7 @@ func (l *loader) walk(ctx context.Context) error {
 				return nil
 			}
 		case contract.ClassTable, contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
-			if !e.IsRegular() {
+			if !e.HasContent() {
 				return nil
 			}
 		default:
