@@ -90,6 +90,9 @@ func Inspect(b *Bundle) (*Report, error) {
 	} else if d != nil {
 		rep.Schema = d.BundleSchemaVersion
 		rep.KubernetesVersion = d.KubernetesVersion
+		for _, err := range d.Invalid {
+			problem(DiscoveryPath(), err)
+		}
 	}
 	if v, err := b.TroubleshootVersion(); err != nil {
 		problem(VersionFilePath, err)

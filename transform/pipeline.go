@@ -398,7 +398,7 @@ func (p *pipeline) writeDiscovery(at time.Time) (*contract.Discovery, error) {
 	version := p.kubernetesVersion()
 	d, problems := buildDiscovery(discoveryInput{groups: p.groups, resources: p.resource, stored: p.stored,
 		crds: p.r.crds, kubernetesVersion: version, collectedAt: at, minor: p.r.minor, nodeMetrics: hasNodeMetrics(p.b)})
-	for _, err := range problems {
+	for _, err := range append(problems, d.DropInvalid()...) {
 		p.sum.problem(contract.DiscoveryPath(), err)
 	}
 	data, err := d.Marshal()

@@ -158,6 +158,10 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 		sum.Discovery = "kept"
 		if d, err = contract.ParseDiscovery(b.DiscoveryJSON); err != nil {
 			sum.problem(contract.DiscoveryPath(), fmt.Errorf("%w; no OpenAPI documents are made", err))
+		} else {
+			for _, err := range d.Invalid {
+				sum.problem(contract.DiscoveryPath(), err)
+			}
 		}
 	}
 	if d != nil {

@@ -39,6 +39,9 @@ func Load(ctx context.Context, b *contract.Bundle) (*Index, error) {
 		}
 		x.Warnings = append(x.Warnings, w.Message)
 	}
+	for _, err := range d.Invalid {
+		x.Warnings = append(x.Warnings, contract.DiscoveryPath()+": "+err.Error())
+	}
 	if err := x.setVersion(b); err != nil {
 		return nil, err
 	}
