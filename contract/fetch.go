@@ -57,8 +57,9 @@ func IsURL(name string) bool {
 }
 
 // SourceName is how a bundle source is named in messages and reports: a
-// URL with its user information and query values (a signed link's
-// signature, an access key) replaced by REDACTED, anything else as given.
+// URL with its user information and its query (a signed link's
+// signature, an access key; a bare "?secret" too) replaced by REDACTED,
+// anything else as given.
 func SourceName(name string) string {
 	if !IsURL(name) {
 		return name
@@ -92,12 +93,8 @@ func redact(u *url.URL) string {
 	if c.User != nil {
 		c.User = url.User("REDACTED")
 	}
-	if c.RawQuery != "" {
-		q := c.Query()
-		for k := range q {
-			q[k] = []string{"REDACTED"}
-		}
-		c.RawQuery = q.Encode()
+	if c.RawQuery != "" || c.ForceQuery {
+		c.RawQuery, c.ForceQuery = "REDACTED", false
 	}
 	c.Fragment, c.RawFragment = "", ""
 	return c.String()
@@ -147,10 +144,12 @@ var errStalled = errors.New("stalled")
 // spool moves it once, and what is read is exactly what was checked.
 // The spool is private and nameless (see spoolFrom), as for stdin.
 func (b *Bundle) fetch(ctx context.Context, rawURL string, o HTTPOptions) error {
-	fail := func(format string, args ...any) error {
-		return &EntryError{Bundle: b.Path, Err: fmt.Errorf(format, args...)}
-	}
 	u, err := url.Parse(rawURL)
+	secrets := secretsOf(o.Token, u)
+	fail := func(format string, args ...any) error {
+		msg := maskSecrets(scrubURLs(fmt.Sprintf(format, args...)), secrets)
+		return &EntryError{Bundle: b.Path, Err: errors.New(msg)}
+	}
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -160,6 +159,12 @@ func (b *Bundle) fetch(ctx context.Context, rawURL string, o HTTPOptions) error 
 	}
 	if u.Host == "" {
 		return fail("the URL names no host")
+	}
+	if u.User != nil {
+		// Sent as Basic auth it would reach every host a redirect leads
+		// to as the URL's own, and typed on a command line it is in the
+		// shell's history and in ps: refused, never silently dropped.
+		return fail("the URL holds a user name or password (user:password@host), which bundlectl does not send: give a bearer token with --token-file FILE or $%s, or use a signed link", TokenEnv)
 	}
 	if !o.AllowHTTP && !strings.EqualFold(u.Scheme, "https") {
 		return fail("refusing plain http: the bundle and any token would cross the network unencrypted; use https://, or --allow-http-url on a network you trust")
@@ -212,7 +217,11 @@ func (b *Bundle) fetch(ctx context.Context, rawURL string, o HTTPOptions) error 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fail("%s", statusProblem(resp, u, o.Token))
+		final := u
+		if resp.Request != nil {
+			final = resp.Request.URL
+		}
+		return fail("%s", statusProblem(resp, u, o.Token, append(secrets, secretsOf("", final)...)))
 	}
 	if resp.ContentLength > b.limits.MaxTotalSize {
 		return fail("%d bytes is over the %d-byte limit of a bundle", resp.ContentLength, b.limits.MaxTotalSize)
@@ -260,9 +269,10 @@ func (r *idleReader) Read(p []byte) (int, error) {
 
 // statusProblem says what an answer other than 200 means to the person
 // fetching the bundle, with the start of a text body (S3's XML errors say
-// "Request has expired"), the token taken out should the server echo it.
-func statusProblem(resp *http.Response, asked *url.URL, token string) string {
-	msg := resp.Status
+// "Request has expired"), every secret taken out of it before it is
+// shortened, should the server echo one.
+func statusProblem(resp *http.Response, asked *url.URL, token string, secrets []string) string {
+	msg := maskServerText(resp.Status, secrets) // the server's text too
 	if resp.Request != nil && origin(resp.Request.URL) != origin(asked) {
 		msg += " from " + redact(resp.Request.URL) + " (redirected there)"
 	}
@@ -278,31 +288,38 @@ func statusProblem(resp *http.Response, asked *url.URL, token string) string {
 	case http.StatusForbidden:
 		msg += ": the credentials do not grant access to this bundle (or the link has expired)"
 	}
-	if text := bodyText(resp); text != "" {
-		if token != "" {
-			text = strings.ReplaceAll(text, token, "REDACTED")
-		}
+	if text := bodyText(resp, secrets); text != "" {
 		msg += ": " + text
 	}
 	return msg
 }
 
-// bodyText is the start of a textual error body on one line, "" for
-// other bodies.
-func bodyText(resp *http.Response) string {
+// maxBodyShown is how much of an error body a message shows, in
+// characters; maxBodyRead how much of it is read and masked first,
+// far more than a secret copied into the part shown can reach past.
+const (
+	maxBodyShown = 200
+	maxBodyRead  = 64 << 10
+)
+
+// bodyText is the start of a textual error body on one line, its
+// secrets masked (and URLs named without their queries) before it is
+// shortened; "" for other bodies.
+func bodyText(resp *http.Response, secrets []string) string {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if !strings.HasPrefix(mt, "text/") && !strings.HasSuffix(mt, "json") && !strings.HasSuffix(mt, "xml") || mt == "text/html" {
 		return ""
 	}
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	text := strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxBodyRead))
+	text := maskServerText(scrubURLs(strings.ToValidUTF8(string(data), "\ufffd")), secrets)
+	text = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
 		if unicode.IsPrint(r) {
 			return r
 		}
 		return ' '
-	}, string(data))), " ")
-	if r := []rune(text); len(r) > 200 {
-		text = string(r[:200]) + "..."
+	}, text)), " ")
+	if r := []rune(text); len(r) > maxBodyShown {
+		text = string(r[:maxBodyShown]) + "..."
 	}
 	return text
 }

@@ -73,7 +73,7 @@ func TestUpgradeURLKilled(t *testing.T) {
 				t.Errorf("left in the temporary folder: %v", left)
 			}
 			if sig == syscall.SIGINT {
-				want := "bundlectl: " + srv.URL + "/b.tgz?sig=REDACTED: download interrupted after "
+				want := "bundlectl: " + srv.URL + "/b.tgz?REDACTED: download interrupted after "
 				if !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "s3cret") {
 					t.Errorf("stderr %q, want %q", stderr.String(), want)
 				}
