@@ -50,6 +50,11 @@ func TestHostileCorpus(t *testing.T) {
 			if len(b.Duplicates) > 0 {
 				problems = append(problems, "duplicates: "+strings.Join(b.Duplicates, ",")+" occurs more than once")
 			}
+			if d, err := b.Discovery(); err == nil && d != nil {
+				for _, err := range d.Invalid {
+					problems = append(problems, contract.DiscoveryPath()+": "+err.Error())
+				}
+			}
 			err = b.Walk(func(e *contract.Entry) error {
 				if !e.InRoot || e.Class.Class != contract.ClassResourceList || !e.IsRegular() {
 					return nil

@@ -171,9 +171,9 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	root := func(rel string) string { return HostileRoot + "/" + rel }
 	var out []Hostile
 	add := func(h Hostile, data []byte) error {
-		ext := ".tar.gz"
-		if len(data) > 262 && string(data[257:262]) == "ustar" {
-			ext = ".tar"
+		ext := ".tar"
+		if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
+			ext = ".tar.gz"
 		}
 		h.Path = filepath.Join(dir, h.Name+ext)
 		if err := os.WriteFile(h.Path, data, 0o644); err != nil {
@@ -335,7 +335,11 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range slices.Concat(more, early, pax, crdCases) {
+	inputs, err := inputCases(base)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range slices.Concat(more, early, pax, crdCases, inputs) {
 		if err := add(c.h, c.data); err != nil {
 			return nil, err
 		}

@@ -37,7 +37,8 @@ func TestWriteHostileCorpus(t *testing.T) {
 		"truncated-gzip", "truncated-tar", "corrupt-header", "duplicate", "invalid-json", "deep-json", "wrong-kind",
 		"yaml-not-yaml", "non-utf8-name", "metadata-number", "big-configmap", "big-secret", "big-custom-resource",
 		"early-decoys", "early-oversize", "pax-long-path", "pax-long-linkpath", "pax-comment", "pax-xattr",
-		"big-crd-list-many", "big-crd-list-huge"} {
+		"big-crd-list-many", "big-crd-list-huge", "linked-lists", "backslash-name", "two-roots", "discovery-invalid-group",
+		"gzip-long-name", "v7-tar"} {
 		if !names[want] {
 			t.Errorf("no %s case", want)
 		}
