@@ -27,6 +27,8 @@ type Writer struct {
 	format SourceFormat
 	force  bool
 	stdout io.Writer
+	src    string      // the source's file or folder, "" for none
+	mode   fs.FileMode // the output's permission bits
 
 	tmp     string // the temporary file or folder
 	file    *os.File
@@ -56,9 +58,13 @@ type dirTime struct {
 
 // WriterOptions configure CreateWriter.
 type WriterOptions struct {
-	// Force replaces an existing destination; without it CreateWriter
-	// refuses one.
+	// Force replaces an existing destination that bundlectl wrote
+	// (replaceable); without it CreateWriter refuses any.
 	Force bool
+	// Source is the bundle's file or folder, or "-" or a URL: the
+	// destination may not be it, hold it or lie inside it, and gets its
+	// permission bits (outputMode); "" for a bundle from no file.
+	Source string
 	// Stdout receives the archive when the destination is "-". It is
 	// written only at Commit, so a failure sends nothing.
 	Stdout io.Writer
@@ -66,39 +72,30 @@ type WriterOptions struct {
 	Level int
 }
 
-// DestFormat says how a destination is written: "-" and names ending in
-// .tar.gz or .tgz are gzip-compressed tar archives, .tar a plain tar, and
-// anything else a folder.
-func DestFormat(dest string) SourceFormat {
-	switch {
-	case dest == "-", strings.HasSuffix(dest, ".tar.gz"), strings.HasSuffix(dest, ".tgz"):
-		return FormatTarGz
-	case strings.HasSuffix(dest, ".tar"):
-		return FormatTar
-	}
-	return FormatFolder
-}
-
-// CreateWriter starts writing a bundle to dest (see DestFormat).
+// CreateWriter starts writing a bundle to dest (see DestFormat), after
+// refusing a dest it must not write (checkDest).
 func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
-	w := &Writer{dest: dest, format: DestFormat(dest), force: opts.Force, stdout: opts.Stdout}
-	if dest == "-" {
-		if w.stdout == nil {
-			w.stdout = os.Stdout
-		}
-	} else if _, err := os.Lstat(dest); err == nil && !opts.Force {
-		return nil, fmt.Errorf("%s already exists; pass --force to replace it", dest)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("checking %s: %w", dest, err)
+	format, err := DestFormat(dest)
+	if err != nil {
+		return nil, err
 	}
+	src := opts.Source
+	if src == "-" || IsURL(src) {
+		src = ""
+	}
+	w := &Writer{dest: dest, format: format, force: opts.Force, stdout: opts.Stdout, src: src, mode: outputMode(src, format)}
 	dir, base := filepath.Split(dest)
 	if dest == "-" {
 		dir, base = "", "bundlectl-stdout"
+		if w.stdout == nil {
+			w.stdout = os.Stdout
+		}
+	} else if err := checkDest(dest, format, src, opts.Force); err != nil {
+		return nil, err
 	}
 	if dir == "" && dest != "-" {
 		dir = "."
 	}
-	var err error
 	if w.format == FormatFolder {
 		if w.tmp, err = os.MkdirTemp(dir, "."+base+".tmp-"); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", dest, err)
@@ -343,7 +340,7 @@ func (w *Writer) Commit(ctx context.Context) (err error) {
 			return err
 		}
 		w.root = nil
-		if err := os.Chmod(w.tmp, 0o755); err != nil {
+		if err := os.Chmod(w.tmp, w.mode); err != nil {
 			return err
 		}
 		return w.publish(ctx)
@@ -380,29 +377,29 @@ func (w *Writer) Commit(ctx context.Context) (err error) {
 		return fmt.Errorf("writing %s: %w", w.dest, err)
 	}
 	w.file = nil
-	if err := os.Chmod(w.tmp, 0o644); err != nil {
+	if err := os.Chmod(w.tmp, w.mode); err != nil {
 		return err
 	}
 	return w.publish(ctx)
 }
 
 // publish renames the finished temporary file or folder to the
-// destination. A folder being replaced is moved aside first and removed
-// only once the new one is in place.
+// destination, checked again (checkDest), since the writing may have
+// taken minutes. A destination being replaced is moved aside first and
+// removed only once the new one is in place.
 func (w *Writer) publish(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s not written: %w", w.dest, context.Cause(ctx))
 	}
+	if err := checkDest(w.dest, w.format, w.src, w.force); err != nil {
+		return err
+	}
 	var old string
-	if w.force {
-		if _, err := os.Lstat(w.dest); err == nil {
-			old = w.tmp + ".old"
-			if err := os.Rename(w.dest, old); err != nil {
-				return fmt.Errorf("replacing %s: %w", w.dest, err)
-			}
+	if _, err := os.Lstat(w.dest); err == nil {
+		old = w.tmp + ".old"
+		if err := os.Rename(w.dest, old); err != nil {
+			return fmt.Errorf("replacing %s: %w", w.dest, err)
 		}
-	} else if _, err := os.Lstat(w.dest); err == nil {
-		return fmt.Errorf("%s appeared while it was being written; pass --force to replace it", w.dest)
 	}
 	if err := os.Rename(w.tmp, w.dest); err != nil {
 		if old != "" {

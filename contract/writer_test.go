@@ -80,7 +80,7 @@ func TestWriterArchiveRoundTrip(t *testing.T) {
 			if len(entries) != 1 {
 				t.Errorf("temporary files left beside the destination: %v", entries)
 			}
-			if contract.DestFormat(dest) == contract.FormatFolder {
+			if f, _ := contract.DestFormat(dest); f == contract.FormatFolder {
 				fi, err := os.Stat(filepath.Join(dest, "b"))
 				if err != nil || !fi.ModTime().Equal(contracttest.Epoch) || fi.Mode().Perm() != 0o750 {
 					t.Errorf("folder b: %v %v", fi, err)
@@ -104,13 +104,12 @@ func TestWriterAbortAndForce(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("Abort left %v", entries)
 	}
-	if err := os.WriteFile(dest, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := contract.CreateWriter(dest, contract.WriterOptions{}); err == nil || !strings.Contains(err.Error(), "--force") {
+	writeDest(t, dest, contract.WriterOptions{})
+	old, _ := os.ReadFile(dest)
+	if _, err := contract.CreateWriter(dest, contract.WriterOptions{}); err == nil || !strings.Contains(err.Error(), "pass --force") {
 		t.Fatalf("an existing destination was not refused: %v", err)
 	}
-	w, err = contract.CreateWriter(dest, contract.WriterOptions{Force: true})
+	w, err = contract.CreateWriter(dest, contract.WriterOptions{Force: true, Level: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func TestWriterAbortAndForce(t *testing.T) {
 	if err := w.Commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(dest); string(data) == "old" {
+	if data, _ := os.ReadFile(dest); bytes.Equal(data, old) {
 		t.Fatal("--force did not replace the destination")
 	}
 }

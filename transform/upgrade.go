@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -20,7 +17,7 @@ type Options struct {
 	// Source and Dest are a .tar.gz/.tgz/.tar archive, a folder, or "-"
 	// for standard input and output.
 	Source, Dest string
-	// Force replaces an existing Dest.
+	// Force replaces an existing Dest that bundlectl wrote.
 	Force bool
 	// CollectedAt overrides the collection time the bundle tells.
 	CollectedAt time.Time
@@ -41,19 +38,18 @@ type Options struct {
 // error or cancellation nothing is left, and Source is never touched.
 // Tables that cannot be made are problems in the summary, not errors.
 func Upgrade(ctx context.Context, o Options) (*Summary, error) {
-	if err := checkPaths(o.Source, o.Dest); err != nil {
+	// The writer first: it refuses a Dest that is, holds or lies inside
+	// Source before the bundle is read.
+	w, err := contract.CreateWriter(o.Dest, contract.WriterOptions{Force: o.Force, Stdout: o.Stdout, Source: o.Source})
+	if err != nil {
 		return nil, err
 	}
+	defer w.Abort()
 	b, err := contract.OpenContext(ctx, o.Source, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits, KeepStream: true})
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	w, err := contract.CreateWriter(o.Dest, contract.WriterOptions{Force: o.Force, Stdout: o.Stdout})
-	if err != nil {
-		return nil, err
-	}
-	defer w.Abort()
 	sum, err := Run(ctx, b, w, RunOptions{CollectedAt: o.CollectedAt, Progress: o.Progress, KubeVersion: o.KubeVersion})
 	if err != nil {
 		return nil, err
@@ -79,30 +75,6 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 // MB less costs about 15% more collections.
 func memoryLimit(b *contract.Bundle) int64 {
 	return 50<<20 + b.LargestEntry + 4*int64(len(b.CRDList))
-}
-
-// checkPaths refuses a destination that is the source or lies inside it:
-// the upgrade must never write over what it reads.
-func checkPaths(src, dest string) error {
-	if src == "-" || dest == "-" || contract.IsURL(src) {
-		return nil
-	}
-	as, err1 := filepath.Abs(src)
-	ad, err2 := filepath.Abs(dest)
-	if err := errors.Join(err1, err2); err != nil {
-		return err
-	}
-	if as == ad || strings.HasPrefix(ad, as+string(filepath.Separator)) {
-		return fmt.Errorf("refusing to write %s over or inside the bundle it upgrades (%s)", dest, src)
-	}
-	si, err := os.Stat(src)
-	if err != nil {
-		return fmt.Errorf("opening bundle: %w", err)
-	}
-	if di, err := os.Stat(dest); err == nil && os.SameFile(si, di) {
-		return fmt.Errorf("refusing to write %s: it is the bundle it upgrades (%s)", dest, src)
-	}
-	return nil
 }
 
 // RunOptions configure Run.
