@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -386,5 +387,82 @@ func checkMode(t *testing.T, src, dest string, want fs.FileMode) {
 	}
 	if fi, err := os.Stat(dest); err != nil || fi.Mode().Perm() != want {
 		t.Errorf("source %q: %s is %v, want %v", src, filepath.Base(dest), fi.Mode(), want)
+	}
+}
+
+// A name the archive holds more than once is, in a folder, what
+// extracting the archive output leaves: the last copy (Entry.Superseded).
+// A folder with files in it stays, and the later entry is reported.
+func TestWriterDuplicatesLastWins(t *testing.T) {
+	entries := []tar.Header{
+		{Name: "b/", Typeflag: tar.TypeDir, Mode: 0o755},
+		{Name: "b/a.json", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "one"},
+		{Name: "b/a.json", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "two"},
+		{Name: "b/l", Typeflag: tar.TypeSymlink, Linkname: "a.json"},
+		{Name: "b/l", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "a file over a symlink"},
+		{Name: "b/f", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "a file under a symlink"},
+		{Name: "b/f", Typeflag: tar.TypeSymlink, Linkname: "a.json"},
+		{Name: "b/d/", Typeflag: tar.TypeDir, Mode: 0o700},
+		{Name: "./b/d", Typeflag: tar.TypeDir, Mode: 0o750},
+		{Name: "b/x", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "a file under a folder"},
+		{Name: "b/x/", Typeflag: tar.TypeDir, Mode: 0o755},
+		{Name: "b/x/y", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "y"},
+		{Name: "b/full/z", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "z"},
+		{Name: "b/full", Typeflag: tar.TypeReg, Mode: 0o644, Linkname: "over a folder with files"},
+	}
+	dir := t.TempDir()
+	read := map[string]map[string]string{}
+	for _, name := range []string{"out.tar", "out"} {
+		dest := filepath.Join(dir, name)
+		w, err := contract.CreateWriter(dest, contract.WriterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		for _, hdr := range entries {
+			body := ""
+			if hdr.Typeflag == tar.TypeReg {
+				body, hdr.Linkname = hdr.Linkname, ""
+				hdr.Size = int64(len(body))
+			}
+			if err := w.WriteEntry(&hdr, strings.NewReader(body)); err != nil {
+				t.Fatalf("%s: %s: %v", name, hdr.Name, err)
+			}
+		}
+		if err := w.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if name == "out" && (len(w.Skipped) != 1 || w.Skipped[0].Path != "b/full" || !strings.Contains(w.Skipped[0].Message, "folder with files")) {
+			t.Errorf("skipped: %+v, want b/full", w.Skipped)
+		}
+		b, err := contract.Open(dest, contract.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		err = b.Walk(func(e *contract.Entry) error {
+			if e.Superseded {
+				return nil
+			}
+			body, err := io.ReadAll(e.Reader())
+			got[e.Rel] = fmt.Sprintf("%c %s %s", e.Header.Typeflag, body, e.Header.Linkname)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read[name] = got
+	}
+	// The folder cannot hold a file over a folder with files; extracting
+	// the archive cannot either.
+	if read["out.tar"]["b/full"] != "0 over a folder with files " {
+		t.Errorf("the archive: b/full is %q", read["out.tar"]["b/full"])
+	}
+	read["out.tar"]["b/full"] = read["out"]["b/full"]
+	if !maps.Equal(read["out.tar"], read["out"]) {
+		t.Errorf("the folder holds\n%q\nextracting the archive gives\n%q", read["out"], read["out.tar"])
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "out", "b", "d")); err != nil || fi.Mode().Perm() != 0o750 {
+		t.Errorf("b/d: %v, %v; want the later entry's 0750", fi.Mode(), err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,10 +43,12 @@ type Writer struct {
 	copyBuf []byte // what copy carries each entry's content in
 	// links are hard links whose target was not yet written (a forward
 	// link), made at Commit.
-	links []pendingLink
+	links   []pendingLink
+	pending map[string]bool // the names in links
 	// Skipped are the entries a folder cannot hold (a hard link to a
-	// folder, to nothing, to itself; a name part over 255 bytes), each
-	// with the reason; an archive output holds every entry.
+	// folder, to nothing, to itself; a name part over 255 bytes; a later
+	// entry of the name of a folder with files in it), each with the
+	// reason; an archive output holds every entry.
 	Skipped []Problem
 }
 
@@ -182,6 +185,7 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 		return fmt.Errorf("writing %s: entry %q: %w", w.dest, hdr.Name, err)
 	}
 	fail := func(err error) error { return fmt.Errorf("writing %s: entry %q: %w", w.dest, name, err) }
+	w.dropPending(name)
 	for _, part := range strings.Split(name, "/") {
 		if len(part) > maxNamePart {
 			w.skip(name, fmt.Errorf("a name part of %d bytes is over the %d-byte limit of a file name; not written to the folder", len(part), maxNamePart))
@@ -205,7 +209,11 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 	}
 	switch hdr.Typeflag {
 	case tar.TypeDir:
-		if err := w.root.MkdirAll(name, perm|0o700); err != nil {
+		if err := w.create(name, func() error { return w.root.MkdirAll(name, perm|0o700) }); err != nil {
+			return fail(err)
+		}
+		// An earlier entry of the name may have made it: the last wins.
+		if err := w.root.Chmod(name, perm|0o700); err != nil {
 			return fail(err)
 		}
 		w.dirs = append(w.dirs, dirTime{name: name, mtime: hdr.ModTime})
@@ -214,7 +222,7 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 		if _, err := resolveLink(name, hdr); err != nil {
 			return fail(err)
 		}
-		return wrapIf(w.root.Symlink(hdr.Linkname, name), fail)
+		return wrapIf(w.create(name, func() error { return w.root.Symlink(hdr.Linkname, name) }), fail)
 	case tar.TypeLink:
 		target, err := resolveLink(name, hdr)
 		if err != nil {
@@ -225,9 +233,13 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 	default:
 		return nil // PAX and GNU meta entries are folded into headers by archive/tar
 	}
-	f, err := w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm|0o600)
-	if err != nil {
-		return fail(err)
+	var f *os.File
+	err = w.create(name, func() (err error) {
+		f, err = w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm|0o600)
+		return err
+	})
+	if err != nil || f == nil {
+		return wrapIf(err, fail)
 	}
 	n, err := io.Copy(f, io.LimitReader(body, hdr.Size))
 	w.written += n
@@ -257,6 +269,10 @@ func (w *Writer) link(name, target string, last bool) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !last:
 		w.links = append(w.links, pendingLink{name: name, target: target})
+		if w.pending == nil {
+			w.pending = map[string]bool{}
+		}
+		w.pending[name] = true
 		return nil
 	case target == name:
 		w.skip(name, errors.New("a hard link to itself; not written to the folder"))
@@ -270,7 +286,42 @@ func (w *Writer) link(name, target string, last bool) error {
 		w.skip(name, fmt.Errorf("a hard link to %s, which is not a file (%s); not written to the folder", target, fi.Mode().Type()))
 		return nil
 	}
-	return w.root.Link(target, name)
+	return w.create(name, func() error { return w.root.Link(target, name) })
+}
+
+// create runs make, which creates name, and when an earlier entry of the
+// same name is in the way, removes it and runs make again: as extracting
+// does, the folder keeps the last copy of a name the archive holds more
+// than once (Entry.Superseded), which is what readers of the archive
+// output read. A folder with files in it cannot be removed, and extracting
+// keeps it: the later entry is skipped and reported.
+func (w *Writer) create(name string, make func() error) error {
+	err := make()
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, lerr := w.root.Lstat(name)
+	if lerr != nil {
+		return err
+	}
+	if rerr := w.root.Remove(name); rerr != nil {
+		if !fi.IsDir() {
+			return rerr
+		}
+		w.skip(name, errors.New("an earlier entry of the same name is a folder with files in it; not written to the folder"))
+		return nil
+	}
+	return make()
+}
+
+// dropPending forgets a link waiting for its target (linkForward) when a
+// later entry takes its name: the later one is what extracting keeps.
+func (w *Writer) dropPending(name string) {
+	if !w.pending[name] {
+		return
+	}
+	delete(w.pending, name)
+	w.links = slices.DeleteFunc(w.links, func(l pendingLink) bool { return l.name == name })
 }
 
 // linkForward makes the links whose targets came later in the archive,
