@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // checkStats counts the cases of one check.
@@ -161,13 +163,14 @@ func gateLine(name string, cases []*CaseResult) string {
 }
 
 // WriteText writes the report for people: the verdict, the run, the
-// counts per check, and every divergence with its diff.
+// counts per check, and every divergence with its diff. What the servers
+// gave (versions, errors, the outputs in the diffs) is escaped (termtext).
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "bundlectl conformance: %s\n\n", verdict(r))
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	for _, h := range r.headerLines() {
-		fmt.Fprintf(tw, "  %s:\t%s\n", h[0], h[1])
+		fmt.Fprintf(tw, "  %s:\t%s\n", h[0], termtext.Escape(h[1]))
 	}
 	tw.Flush()
 	b.WriteString("\n")
@@ -214,12 +217,17 @@ func writeCaseText(b *strings.Builder, c *CaseResult, tag string) {
 	fmt.Fprintf(b, "--- %s %s\n", tag, c.Case.ID)
 	if cmd := c.Case.Command(); cmd != "" {
 		fmt.Fprintf(b, "    %s\n", cmd)
-		fmt.Fprintf(b, "    live: %s; served: %s\n", c.Live.summary(c.Case.Request == nil), c.Served.summary(c.Case.Request == nil))
+		fmt.Fprintf(b, "    live: %s; served: %s\n", termtext.Escape(c.Live.summary(c.Case.Request == nil)), termtext.Escape(c.Served.summary(c.Case.Request == nil)))
 	}
 	for _, d := range c.Divergences {
 		fmt.Fprintf(b, "    %s (%s):\n", d.Output, diffLegend(c))
+		// go-cmp indents with tabs; what it quotes is escaped.
 		for _, line := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
-			fmt.Fprintf(b, "      %s\n", line)
+			fields := strings.Split(line, "\t")
+			for i, f := range fields {
+				fields[i] = termtext.Escape(f)
+			}
+			fmt.Fprintf(b, "      %s\n", strings.Join(fields, "\t"))
 		}
 	}
 }

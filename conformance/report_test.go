@@ -3,14 +3,17 @@ package conformance
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/termtext"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
@@ -130,5 +133,28 @@ func TestResultPassed(t *testing.T) {
 	}
 	if (&Result{}).Passed() {
 		t.Fatal("a run that compared nothing passed")
+	}
+}
+
+// What the servers answered reaches the terminal escaped: the version,
+// warnings, errors and the outputs in the diffs.
+func TestReportTextEscapesServerText(t *testing.T) {
+	const hostile = "\x1b[2K\rPASS\b\x1b]52;c;ZXZpbA==\x07\u009b31m\u202eevil"
+	r := goldenResult()
+	r.KubernetesVersion = "v1.35.4+" + hostile
+	r.ServeWarnings = []string{hostile}
+	c := r.Cases[1]
+	c.Live.Err = errors.New(hostile)
+	c.Divergences[0].Diff = "- \t\"" + hostile + "\",\n+ \t\"" + hostile + "\","
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.NewReplacer("\n", "", "\t", "").Replace(b.String()) // the report's own, diffs' indent
+	if termtext.Escape(out) != out {
+		t.Errorf("a control character reached the report:\n%s", termtext.Escape(b.String()))
+	}
+	if n := strings.Count(out, termtext.Escape(hostile)); n != 5 {
+		t.Errorf("the servers' text is shown escaped %d times, want 5:\n%s", n, out)
 	}
 }

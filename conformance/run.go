@@ -20,6 +20,7 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/conformance/fixtures"
 	"github.com/bundlectl/bundlectl/contract/collect"
+	"github.com/bundlectl/bundlectl/internal/termtext"
 	"github.com/bundlectl/bundlectl/serve"
 )
 
@@ -181,7 +182,8 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	logf := func(format string, args ...any) {
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "conformance: "+format+"\n", args...)
+			// Fixtures log what the server said (a CRD's condition).
+			fmt.Fprintf(o.Log, "conformance: %s\n", termtext.Escape(fmt.Sprintf(format, args...)))
 		}
 	}
 	res = &Result{Provider: o.Provider.Name(), Filtered: o.Run != nil}

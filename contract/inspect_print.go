@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // WriteJSON writes the report for scripts.
@@ -16,19 +18,22 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteText writes the report for people, in kubectl's table style.
+// Every string the bundle gave is escaped (termtext): a name or message
+// cannot move the cursor or rewrite a line.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "Bundle:\t%s (%s, root %q)\n", r.Path, r.Format, r.Root)
-	fmt.Fprintf(tw, "Schema:\t%s\n", r.Schema)
+	esc := termtext.Escape
+	fmt.Fprintf(tw, "Bundle:\t%s (%s, root %q)\n", esc(r.Path), r.Format, r.Root)
+	fmt.Fprintf(tw, "Schema:\t%s\n", esc(r.Schema))
 	fmt.Fprintf(tw, "Troubleshoot version:\t%s\n", orNone(r.TroubleshootVersion))
 	fmt.Fprintf(tw, "Kubernetes version:\t%s\n", orNone(r.KubernetesVersion))
 	if r.ClusterResources {
-		fmt.Fprintf(tw, "Tables for:\tKubernetes %s\n", r.TablesMinor)
+		fmt.Fprintf(tw, "Tables for:\tKubernetes %s\n", esc(r.TablesMinor))
 	} else {
 		fmt.Fprintf(tw, "Cluster resources:\tnone (%s)\n", noClusterResourcesWhy)
 	}
 	if r.CollectionTime != nil {
-		fmt.Fprintf(tw, "Collected at:\t%s\n", r.CollectionTime)
+		fmt.Fprintf(tw, "Collected at:\t%s\n", esc(r.CollectionTime.String()))
 	} else {
 		fmt.Fprintf(tw, "Collected at:\t<unknown>\n")
 	}
@@ -51,24 +56,25 @@ func (r *Report) WriteText(w io.Writer) error {
 			notes = append(notes, "pod not in the bundle")
 		}
 		if len(l.Ambiguous) > 0 {
-			notes = append(notes, "ambiguous: the path names no namespace, and it may be the log of "+strings.Join(l.Ambiguous, ", ")+" instead")
+			notes = append(notes, "ambiguous: the path names no namespace, and it may be the log of "+esc(strings.Join(l.Ambiguous, ", "))+" instead")
 		}
 		note := ""
 		if len(notes) > 0 {
 			note = " (" + strings.Join(notes, ", ") + ")"
 		}
-		fmt.Fprintf(w, "  %s/%s %s%s, %d bytes: %s\n", l.Namespace, l.Pod, l.Container, note, l.Size, l.Path)
+		fmt.Fprintf(w, "  %s/%s %s%s, %d bytes: %s\n", esc(l.Namespace), esc(l.Pod), esc(l.Container), note, l.Size, esc(l.Path))
 	}
 	if len(r.UnmappedLogs) > 0 {
 		fmt.Fprintf(w, "\nLog files of no pod: %d\n", len(r.UnmappedLogs))
 		for _, u := range r.UnmappedLogs {
-			fmt.Fprintf(w, "  %s: %s\n", u.Path, u.Reason)
+			fmt.Fprintf(w, "  %s: %s\n", esc(u.Path), esc(u.Reason))
 		}
 	}
 	if len(r.NotCollected) > 0 {
 		fmt.Fprintf(w, "\nAdvertised by discovery, not collected: %d (the bundle holds no list of them)\n", len(r.NotCollected))
 		line := " "
 		for _, gr := range r.NotCollected {
+			gr = esc(gr)
 			if len(line)+len(gr) > 78 {
 				fmt.Fprintln(w, line)
 				line = " "
@@ -84,12 +90,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "\nAnalysis: %d results (%d failed, %d warnings, %d passed)\n", len(r.Analysis), count["FAIL"], count["WARN"], count["PASS"])
 		for _, a := range r.Analysis {
-			fmt.Fprintf(w, "  %s  %s: %s\n", SeverityWord(a.Severity), a.Title, strings.TrimSpace(a.Message))
+			fmt.Fprintf(w, "  %s  %s: %s\n", SeverityWord(a.Severity), esc(a.Title), esc(strings.TrimSpace(a.Message)))
 		}
 	}
 	fmt.Fprintf(w, "\nProblems: %d\n", len(r.Problems))
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  %s: %s\n", p.Path, strings.TrimSpace(p.Message))
+		fmt.Fprintf(w, "  %s: %s\n", esc(p.Path), esc(strings.TrimSpace(p.Message)))
 	}
 	return nil
 }
@@ -100,7 +106,7 @@ func (r *Report) writeResources(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "GROUP\tVERSION\tRESOURCE\tKIND\tNAMESPACES\tOBJECTS\tTABLES")
 	for _, s := range r.Resources {
-		group := s.Group
+		group := termtext.Escape(s.Group)
 		if group == "" {
 			group = "core"
 		}
@@ -108,14 +114,15 @@ func (r *Report) writeResources(w io.Writer) {
 		if s.Namespaced {
 			ns = fmt.Sprint(len(s.Namespaces))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\n", group, s.Version, s.Resource, orNone(s.Kind), ns, s.Objects, s.Tables, s.Lists)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\n", group, termtext.Escape(s.Version), termtext.Escape(s.Resource), orNone(s.Kind), ns, s.Objects, s.Tables, s.Lists)
 	}
 	tw.Flush()
 }
 
+// orNone is s escaped (termtext), or "<unknown>".
 func orNone(s string) string {
 	if s == "" {
 		return "<unknown>"
 	}
-	return s
+	return termtext.Escape(s)
 }

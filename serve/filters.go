@@ -13,6 +13,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // The filters in front of the router, each one small handler as in
@@ -41,7 +43,7 @@ func withAccessLog(next http.Handler, log io.Writer, prefix string) http.Handler
 			if note != "" {
 				line += " " + note
 			}
-			line += "\n"
+			line = termtext.Escape(line) + "\n" // the note names a bundle's file
 			mu.Lock()
 			defer mu.Unlock()
 			io.WriteString(log, line)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/termtext"
 	"github.com/bundlectl/bundlectl/serve/index"
 )
 
@@ -310,10 +311,10 @@ func printSummary(out, errOut io.Writer, x *index.Index, c kubeContext) {
 		parts = append(parts, fmt.Sprintf("%s %d", rc.Resource, rc.Objects))
 	}
 	fmt.Fprintf(out, "Serving %s as context %q at %s\n", x.Name, c.name, c.server)
-	fmt.Fprintf(out, "  Kubernetes %s, collected %s (ages are as of then)\n", x.Version.GitVersion, x.CollectedAt.Format(time.RFC3339))
-	fmt.Fprintf(out, "  %d objects in %d resources: %s\n", total, len(counts), strings.Join(parts, ", "))
+	fmt.Fprintf(out, "  Kubernetes %s, collected %s (ages are as of then)\n", termtext.Escape(x.Version.GitVersion), x.CollectedAt.Format(time.RFC3339))
+	fmt.Fprintf(out, "  %d objects in %d resources: %s\n", total, len(counts), termtext.Escape(strings.Join(parts, ", ")))
 	for _, w := range x.Warnings {
-		fmt.Fprintf(errOut, "warning: %s: %s\n", x.Name, w)
+		fmt.Fprintf(errOut, "warning: %s: %s\n", x.Name, termtext.Escape(w))
 	}
 }
 

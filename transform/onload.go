@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // UpgradeOnLoad is the upgrade `bundlectl serve` runs on a legacy bundle
@@ -42,13 +43,15 @@ func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) fun
 			cleanup()
 			return "", nil, err
 		}
+		// What the bundle gave is escaped: it cannot rewrite the terminal.
+		esc := termtext.Escape
 		fmt.Fprintf(log, "Upgraded %s on load: %d tables synthesized for Kubernetes %s as of %s\n",
-			b.Path, sum.Tables(), sum.RenderedFor, sum.CollectionTime)
+			esc(b.Path), sum.Tables(), esc(sum.RenderedFor), esc(fmt.Sprint(sum.CollectionTime)))
 		if sum.RenderedForNote != "" {
-			fmt.Fprintf(log, "note: %s: %s\n", b.Path, sum.RenderedForNote)
+			fmt.Fprintf(log, "note: %s: %s\n", esc(b.Path), esc(sum.RenderedForNote))
 		}
 		for _, p := range sum.Problems {
-			fmt.Fprintf(log, "warning: %s: %s: %s\n", b.Path, p.Path, p.Message)
+			fmt.Fprintf(log, "warning: %s: %s: %s\n", esc(b.Path), esc(p.Path), esc(p.Message))
 		}
 		return dest, cleanup, nil
 	}

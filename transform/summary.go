@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // Summary is what an upgrade did, for people (WriteText) and scripts (WriteJSON).
@@ -133,14 +134,16 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 	return enc.Encode(s)
 }
 
-// WriteText writes the summary for people.
+// WriteText writes the summary for people, every string the bundle gave
+// escaped (termtext).
 func (s *Summary) WriteText(w io.Writer) error {
+	esc := termtext.Escape
 	var b strings.Builder
-	fmt.Fprintf(&b, "Upgraded %s to %s\n", s.Source, s.Dest)
-	fmt.Fprintf(&b, "  collected at:       %s\n", s.CollectionTime)
+	fmt.Fprintf(&b, "Upgraded %s to %s\n", esc(s.Source), esc(s.Dest))
+	fmt.Fprintf(&b, "  collected at:       %s\n", esc(fmt.Sprint(s.CollectionTime)))
 	fmt.Fprintf(&b, "  entries copied:     %d, unchanged\n", s.EntriesCopied)
 	if s.NothingToRender != "" {
-		fmt.Fprintf(&b, "  nothing to render:  %s\n", s.NothingToRender)
+		fmt.Fprintf(&b, "  nothing to render:  %s\n", esc(s.NothingToRender))
 		s.writeProblems(&b)
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -150,19 +153,19 @@ func (s *Summary) WriteText(w io.Writer) error {
 	width := 0
 	for r := range s.TablesSynthesized {
 		resources = append(resources, r)
-		width = max(width, len(r))
+		width = max(width, len(esc(r)))
 	}
 	sort.Strings(resources)
 	for _, r := range resources {
-		fmt.Fprintf(&b, "    %-*s %d\n", width, r, s.TablesSynthesized[r])
+		fmt.Fprintf(&b, "    %-*s %d\n", width, esc(r), s.TablesSynthesized[r])
 	}
-	fmt.Fprintf(&b, "  rendered for:       Kubernetes %s", s.RenderedFor)
+	fmt.Fprintf(&b, "  rendered for:       Kubernetes %s", esc(s.RenderedFor))
 	if s.RenderedForVersion != "" {
-		fmt.Fprintf(&b, " (%s, from %s)", s.RenderedForVersion, s.RenderedForSource)
+		fmt.Fprintf(&b, " (%s, from %s)", esc(s.RenderedForVersion), s.RenderedForSource)
 	}
 	b.WriteString("\n")
 	if s.RenderedForNote != "" {
-		fmt.Fprintf(&b, "                      %s\n", s.RenderedForNote)
+		fmt.Fprintf(&b, "                      %s\n", esc(s.RenderedForNote))
 	}
 	if len(s.ListsConverted) > 0 {
 		gvrs := make([]string, 0, len(s.ListsConverted))
@@ -174,13 +177,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 		sort.Strings(gvrs)
 		fmt.Fprintf(&b, "  lists converted:    %d\n", n)
 		for _, g := range gvrs {
-			fmt.Fprintf(&b, "    %s %d\n", g, s.ListsConverted[g])
+			fmt.Fprintf(&b, "    %s %d\n", esc(g), s.ListsConverted[g])
 		}
 	}
 	if len(s.NotConverted) > 0 {
 		fmt.Fprintf(&b, "  not converted:      %d\n", len(s.NotConverted))
 		for _, p := range s.NotConverted {
-			fmt.Fprintf(&b, "    %s: %s\n", p.Path, p.Message)
+			fmt.Fprintf(&b, "    %s: %s\n", esc(p.Path), esc(p.Message))
 		}
 	}
 	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
@@ -209,6 +212,6 @@ func (s *Summary) writeProblems(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "Problems: %d (raw entries copied all the same)\n", len(s.Problems))
 	for _, p := range s.Problems {
-		fmt.Fprintf(b, "  %s: %s\n", p.Path, p.Message)
+		fmt.Fprintf(b, "  %s: %s\n", termtext.Escape(p.Path), termtext.Escape(p.Message))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // Summary tells what a collection got and what it could not.
@@ -56,10 +58,12 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 	return enc.Encode(s)
 }
 
-// WriteText writes the summary for people.
+// WriteText writes the summary for people, every string the server gave
+// escaped (termtext).
 func (s *Summary) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "Collected %s into %s in %.1fs.\n", s.Root, s.Dest, s.Seconds)
-	fmt.Fprintf(w, "Kubernetes %s, collected at %s by the server's clock; %s.\n", s.KubernetesVersion, s.CollectedAt.Format(time.RFC3339), s.tableTiming())
+	esc := termtext.Escape
+	fmt.Fprintf(w, "Collected %s into %s in %.1fs.\n", esc(s.Root), esc(s.Dest), s.Seconds)
+	fmt.Fprintf(w, "Kubernetes %s, collected at %s by the server's clock; %s.\n", esc(s.KubernetesVersion), s.CollectedAt.Format(time.RFC3339), s.tableTiming())
 	if s.SecretValues == "masked" {
 		fmt.Fprintf(w, "Secret values are masked as %s (keys kept); --include-secret-values keeps them.\n", hidden)
 	} else {
@@ -69,21 +73,21 @@ func (s *Summary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "GROUP\tVERSION\tRESOURCE\tOBJECTS\tLISTS\tTABLES\tSELECTABLE FIELDS")
 	for _, r := range s.Resources {
-		group, fields := r.Group, "-"
+		group, fields := esc(r.Group), "-"
 		if group == "" {
 			group = "core"
 		}
 		if r.SelectableFields != nil {
 			fields = fmt.Sprint(len(r.SelectableFields))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", group, r.Version, r.Resource, r.Objects, r.Lists, r.Tables, fields)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", group, esc(r.Version), esc(r.Resource), r.Objects, r.Lists, r.Tables, fields)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nPod logs: %d collected, %d failed.\n", s.Logs, s.LogFailures)
 	fmt.Fprintln(w, s.openAPISummary())
 	fmt.Fprintf(w, "\nProblems: %d\n", len(s.Problems))
 	for _, p := range s.Problems {
-		fmt.Fprintf(w, "  %s: %s\n", p.What, strings.TrimSpace(p.Message))
+		fmt.Fprintf(w, "  %s: %s\n", esc(p.What), esc(strings.TrimSpace(p.Message)))
 	}
 	return nil
 }

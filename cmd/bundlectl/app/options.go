@@ -1,11 +1,14 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // options is the shape of every command, kubectl's: Complete fills the
@@ -54,9 +57,17 @@ func (p *printFlags) validate() error {
 	return nil
 }
 
+// print writes r as -o says. encoding/json leaves some characters a
+// terminal acts on (C1 controls, bidirectional overrides) raw in strings:
+// they are escaped, which leaves the values as they were.
 func (p *printFlags) print(w io.Writer, r report) error {
-	if p.output == "json" {
-		return r.WriteJSON(w)
+	if p.output != "json" {
+		return r.WriteText(w)
 	}
-	return r.WriteText(w)
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.EscapeJSON(buf.Bytes()))
+	return err
 }

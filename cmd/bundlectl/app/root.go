@@ -11,9 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // IOStreams are the standard streams a command reads and writes.
@@ -39,10 +42,21 @@ func Main(args []string, streams IOStreams) int {
 		if errors.As(err, &ee) {
 			return ee.code
 		}
-		fmt.Fprintf(streams.ErrOut, "bundlectl: %v\n", err)
+		fmt.Fprintf(streams.ErrOut, "bundlectl: %s\n", errorText(err))
 		return 1
 	}
 	return 0
+}
+
+// errorText is an error's message with what a terminal would act on
+// escaped in each of its lines: errors quote entry names, servers' answers
+// and paths. Line breaks between errors joined with errors.Join remain.
+func errorText(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = termtext.Escape(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // NewRootCommand builds the command tree.
