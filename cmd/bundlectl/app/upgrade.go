@@ -37,16 +37,19 @@ cluster-resources/_meta/discovery.json,
 and the OpenAPI documents kubectl explain reads (cluster-resources/_meta/openapi:
 the 1.37 API's own, and the custom resources' built from their CRDs).
 
-OLD and NEW are each a .tar.gz/.tgz/.tar archive, a folder, or - for
-standard input and output; OLD may also be an https:// URL (see
---token-file). NEW appears only once it is complete; OLD is
-never touched. Tables that cannot be made are listed and their raw lists
+OLD and NEW are each a .tar.gz/.tgz/.tar archive (the extension in any
+case), a folder, or - for standard input and output; OLD may also be an
+https:// URL (see --token-file). A NEW named as another archive (.zip,
+.tar.zst) is an error. NEW appears only once it is complete, with OLD's
+permissions; OLD is never touched: NEW may not be, hold or lie inside it.
+--force replaces only an archive or a folder holding a bundle, never a
+folder of other files. Tables that cannot be made are listed and their raw lists
 copied all the same (--strict makes that an error). Upgrading an upgraded
 bundle changes nothing.`,
 		Args: cobra.ExactArgs(2),
 		RunE: runE(o),
 	}
-	cmd.Flags().BoolVar(&o.force, "force", false, "replace NEW if it exists")
+	cmd.Flags().BoolVar(&o.force, "force", false, "replace NEW if it exists and is an archive or a folder holding a bundle (never a folder of other files)")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "exit non-zero when any table could not be made")
 	cmd.Flags().StringVar(&o.collectedAt, "collected-at", "", "collection time (RFC 3339) that ages are computed at, instead of the one the bundle tells")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "render the tables as this Kubernetes version's server did (v1.31.14 or 1.31), instead of the cluster's own")
