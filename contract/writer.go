@@ -75,17 +75,34 @@ type WriterOptions struct {
 	Level int
 }
 
-// CreateWriter starts writing a bundle to dest (see DestFormat), after
-// refusing a dest it must not write (checkDest).
-func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
+// CheckDest says, without writing anything, why CreateWriter would refuse
+// dest (DestFormat, checkDest): a command checks before it reads its
+// input, which may take minutes.
+func CheckDest(dest string, opts WriterOptions) error {
 	format, err := DestFormat(dest)
-	if err != nil {
+	if err != nil || dest == "-" {
+		return err
+	}
+	return checkDest(dest, format, sourceFile(opts.Source), opts.Force)
+}
+
+// sourceFile is the file or folder a source names, "" for standard input
+// and a URL.
+func sourceFile(src string) string {
+	if src == "-" || IsURL(src) {
+		return ""
+	}
+	return src
+}
+
+// CreateWriter starts writing a bundle to dest (see DestFormat), after
+// refusing a dest it must not write (CheckDest).
+func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
+	if err := CheckDest(dest, opts); err != nil {
 		return nil, err
 	}
-	src := opts.Source
-	if src == "-" || IsURL(src) {
-		src = ""
-	}
+	format, _ := DestFormat(dest)
+	src := sourceFile(opts.Source)
 	w := &Writer{dest: dest, format: format, force: opts.Force, stdout: opts.Stdout, src: src, mode: outputMode(src, format)}
 	dir, base := filepath.Split(dest)
 	if dest == "-" {
@@ -93,12 +110,11 @@ func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
 		if w.stdout == nil {
 			w.stdout = os.Stdout
 		}
-	} else if err := checkDest(dest, format, src, opts.Force); err != nil {
-		return nil, err
 	}
 	if dir == "" && dest != "-" {
 		dir = "."
 	}
+	var err error
 	if w.format == FormatFolder {
 		if w.tmp, err = os.MkdirTemp(dir, "."+base+".tmp-"); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", dest, err)

@@ -38,18 +38,22 @@ type Options struct {
 // error or cancellation nothing is left, and Source is never touched.
 // Tables that cannot be made are problems in the summary, not errors.
 func Upgrade(ctx context.Context, o Options) (*Summary, error) {
-	// The writer first: it refuses a Dest that is, holds or lies inside
-	// Source before the bundle is read.
-	w, err := contract.CreateWriter(o.Dest, contract.WriterOptions{Force: o.Force, Stdout: o.Stdout, Source: o.Source})
-	if err != nil {
+	// Dest is checked before the bundle is read (a download, a first
+	// pass), and its temporary file made only after.
+	wopts := contract.WriterOptions{Force: o.Force, Stdout: o.Stdout, Source: o.Source}
+	if err := contract.CheckDest(o.Dest, wopts); err != nil {
 		return nil, err
 	}
-	defer w.Abort()
 	b, err := contract.OpenContext(ctx, o.Source, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits, KeepStream: true})
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
+	w, err := contract.CreateWriter(o.Dest, wopts)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Abort()
 	sum, err := Run(ctx, b, w, RunOptions{CollectedAt: o.CollectedAt, Progress: o.Progress, KubeVersion: o.KubeVersion})
 	if err != nil {
 		return nil, err
