@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/termtext"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 )
 
 // checkStats counts the cases of one check.

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/bundlectl/bundlectl/contract/collect"
-	"github.com/bundlectl/bundlectl/internal/termtext"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 

@@ -14,7 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apiserver/pkg/endpoints/request"
 
-	"github.com/bundlectl/bundlectl/internal/termtext"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 )
 
 // The filters in front of the router, each one small handler as in

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/termtext"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 )
 
 // UpgradeOnLoad is the upgrade `bundlectl serve` runs on a legacy bundle

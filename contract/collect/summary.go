@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/termtext"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 )
 
 // Summary tells what a collection got and what it could not.

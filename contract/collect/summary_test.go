@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract/collect"
-	"github.com/bundlectl/bundlectl/internal/termtext"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 )
 
 // What a server answers reaches the terminal escaped: a version, a

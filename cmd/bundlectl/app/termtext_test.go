@@ -10,8 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/bundlectl/bundlectl/contract/termtext"
 	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/termtext"
 )
 
 // hostileText takes over a terminal that prints it: it erases the line

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/termtext"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 )
 
 // Hostile is text a bundle may hold to take over the terminal that
