@@ -108,9 +108,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		indexes[i] = x
 	}
 	// Loading decoded whole files; hand back to the OS what the index
-	// does not keep, so that what serve holds is the index. The
-	// collection also sizes the requests' goroutine stacks (holdStacks).
-	holdStacks()
+	// does not keep, so that what serve holds is the index.
 	debug.FreeOSMemory()
 	var creds *credentials
 	if !o.InsecureHTTP {
