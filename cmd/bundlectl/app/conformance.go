@@ -43,6 +43,10 @@ type conformanceOptions struct {
 	junit       string
 	printChecks bool
 
+	// What Complete resolves: the release --local runs, the node image
+	// --kind runs, the pattern of --run.
+	release    string
+	nodeImage  string
 	runPattern *regexp.Regexp
 }
 
@@ -114,8 +118,40 @@ The exit code is 0 only when the gate holds.`,
 	return cmd
 }
 
-func (o *conformanceOptions) Complete([]string) error { return nil }
+// Complete resolves what the flags name: the release of --local, the
+// node image of --kind, the pattern of --run.
+func (o *conformanceOptions) Complete([]string) error {
+	if o.printChecks {
+		return nil
+	}
+	switch {
+	case o.local:
+		r, err := localapiserver.LookupRelease(o.kubeVersion)
+		if err != nil {
+			return fmt.Errorf("--kube-version: %w", err)
+		}
+		o.release = r.Version
+	case o.kind:
+		image, warning, err := kind.Images.Resolve(o.kindImage, o.kindVersion)
+		if err != nil {
+			return err
+		}
+		if warning != "" {
+			fmt.Fprintf(o.ErrOut, "bundlectl: warning: %s\n", warning)
+		}
+		o.nodeImage = image
+	}
+	if o.run != "" {
+		var err error
+		if o.runPattern, err = regexp.Compile(o.run); err != nil {
+			return fmt.Errorf("--run: %w", err)
+		}
+	}
+	return nil
+}
 
+// Validate checks that the flags go together, from what the user gave:
+// --kind-image and --kube-version as typed.
 func (o *conformanceOptions) Validate() error {
 	if o.printChecks {
 		return nil
@@ -138,40 +174,19 @@ func (o *conformanceOptions) Validate() error {
 		return errors.New("--kind-image, --kind-version and --kind-runtime need --kind")
 	case !o.local && o.kubeVersion != "":
 		return errors.New("--kube-version needs --local (with --kind, --kind-version picks the node image)")
-	case o.local:
-		r, err := localapiserver.LookupRelease(o.kubeVersion)
-		if err != nil {
-			return fmt.Errorf("--kube-version: %w", err)
-		}
-		o.kubeVersion = r.Version
-	case o.kind:
-		image, warning, err := kind.Images.Resolve(o.kindImage, o.kindVersion)
-		if err != nil {
-			return err
-		}
-		if warning != "" {
-			fmt.Fprintf(o.ErrOut, "bundlectl: warning: %s\n", warning)
-		}
-		o.kindImage = image
-	}
-	if o.run != "" {
-		var err error
-		if o.runPattern, err = regexp.Compile(o.run); err != nil {
-			return fmt.Errorf("--run: %w", err)
-		}
 	}
 	return nil
 }
 
-// provider builds the live cluster's provider (Validate has resolved the
+// provider builds the live cluster's provider (Complete has resolved the
 // kind node image); kindDir is where the kind provider writes its
 // kubeconfig. outlives says the cluster stays after the run.
 func (o *conformanceOptions) provider(kindDir string) (p cluster.Provider, outlives bool) {
 	switch {
 	case o.local:
-		return localapiserver.New(localapiserver.Options{KubeVersion: o.kubeVersion, BuildOutput: o.ErrOut, Keep: o.keep}), false
+		return localapiserver.New(localapiserver.Options{KubeVersion: o.release, BuildOutput: o.ErrOut, Keep: o.keep}), false
 	case o.kind:
-		return kind.New(kind.Options{Name: o.kindName, Image: o.kindImage, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir, Log: o.ErrOut}), o.keep
+		return kind.New(kind.Options{Name: o.kindName, Image: o.nodeImage, Keep: o.keep, RuntimeCLI: o.kindCLI, WorkDir: kindDir, Log: o.ErrOut}), o.keep
 	}
 	return cluster.Existing{Path: o.kubeconfig}, true
 }

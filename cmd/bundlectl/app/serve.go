@@ -49,13 +49,6 @@ func (o *serveOptions) Complete(args []string) error {
 		ErrOut:       o.ErrOut,
 		Verbose:      o.verbose,
 	}
-	return nil
-}
-
-func (o *serveOptions) Validate() error {
-	if err := transform.CheckKubeVersion(o.kubeVersion); err != nil {
-		return err
-	}
 	var err error
 	if o.serve.HTTP, err = o.sourceFlags.options(); err != nil {
 		return err
@@ -64,6 +57,8 @@ func (o *serveOptions) Validate() error {
 	o.serve.Upgrade = transform.UpgradeOnLoad(at, o.kubeVersion, o.ErrOut)
 	return err
 }
+
+func (o *serveOptions) Validate() error { return transform.CheckKubeVersion(o.kubeVersion) }
 
 func (o *serveOptions) Run(ctx context.Context) error { return serve.Run(ctx, o.serve) }
 

@@ -59,28 +59,24 @@ bundle changes nothing.`,
 }
 
 func (o *upgradeOptions) Complete(args []string) error {
-	o.upgrade = transform.Options{Source: args[0], Dest: args[1], Force: o.force, Stdin: o.In, Stdout: o.Out, Limits: contract.DefaultLimits}
+	o.upgrade = transform.Options{Source: args[0], Dest: args[1], Force: o.force, Stdin: o.In, Stdout: o.Out,
+		Limits: contract.DefaultLimits, KubeVersion: o.kubeVersion}
 	if f, ok := o.ErrOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.upgrade.Progress = f
 	}
-	return nil
+	var err error
+	if o.upgrade.HTTP, err = o.sourceFlags.options(); err != nil {
+		return err
+	}
+	o.upgrade.CollectedAt, err = parseCollectedAt(o.collectedAt)
+	return err
 }
 
 func (o *upgradeOptions) Validate() error {
 	if err := o.printFlags.validate(); err != nil {
 		return err
 	}
-	if err := transform.CheckKubeVersion(o.kubeVersion); err != nil {
-		return err
-	}
-	o.upgrade.KubeVersion = o.kubeVersion
-	var err error
-	if o.upgrade.HTTP, err = o.sourceFlags.options(); err != nil {
-		return err
-	}
-	at, err := parseCollectedAt(o.collectedAt)
-	o.upgrade.CollectedAt = at
-	return err
+	return transform.CheckKubeVersion(o.kubeVersion)
 }
 
 func (o *upgradeOptions) Run(ctx context.Context) error {
