@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers load hostile-long fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients k9s clean apiserver generate record-printers
+.PHONY: all build test lint bench bench-long bench-peers bench-get load hostile-long fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients k9s clean apiserver generate record-printers
 
 all: build
 
@@ -61,6 +61,13 @@ bench-long: build
 bench-peers: apiserver build
 	BUNDLECTL_BENCH_PEERS=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) BENCHMARKS_MD=$(CURDIR)/BENCHMARKS.md \
 		$(GO) test -count=1 -run '^TestBenchPeers$$' -timeout 15m ./internal/peers/
+
+# Single Table GETs of `bundlectl serve` against the floor alone (a few
+# minutes): percentiles, CPU and page faults per GET. GETFLOOR_ARGS passes
+# the benchmark's flags, e.g. GETFLOOR_ARGS="-getfloor.peer -getfloor.n=6000".
+GETFLOOR_ARGS ?=
+bench-get: build
+	BUNDLECTL_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkGetFloor$$' -benchtime 1x -timeout 20m ./internal/peers/ -args $(GETFLOOR_ARGS)
 
 # The long load run: 200 concurrent clients for 30 s against a served
 # 10k-pod bundle (the default suite runs a short one).

@@ -3,6 +3,7 @@ package peers
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,30 +19,35 @@ import (
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
-// TestGetFloor measures table-get-s alone: `bundlectl serve` of the
+// The flags of BenchmarkGetFloor (after -args).
+var (
+	getFloorN      = flag.Int("getfloor.n", 2000, "GETs per side")
+	getFloorDir    = flag.String("getfloor.dir", "", "keep the generated and upgraded bundles in this folder between runs")
+	getFloorPeer   = flag.Bool("getfloor.peer", false, "put kube-apiserver, holding the namespaces and pods of the GETs, in the rotation, as in Run")
+	getFloorLists  = flag.Bool("getfloor.lists", false, "first ask each server for the lists Run measures")
+	getFloorThrash = flag.Int("getfloor.thrash", 0, "MB of memory written between two GETs, as kube-apiserver's own GET does between them in Run")
+	getFloorBase   = flag.String("getfloor.base", "", "another bundlectl binary, served and measured in the same rotation, to compare two builds")
+)
+
+// BenchmarkGetFloor measures table-get-s alone: `bundlectl serve` of the
 // benchmark's upgraded bundle against its floor, the same GETs from the
-// same clients, alternately, as Run measures them, without kube-apiserver
-// unless BUNDLECTL_GET_FLOOR_PEER=1 (then kube-apiserver, holding the
-// namespaces and the pods of the GETs, comes between them, as in Run).
-// Run only with BUNDLECTL_GET_FLOOR=1; BUNDLECTL_GET_FLOOR_DIR keeps the
-// bundles between runs, BUNDLECTL_GET_FLOOR_N is the number of GETs per
-// side (default 2,000). BUNDLECTL_GET_FLOOR_LISTS=1 first asks each
-// server for the lists Run measures before the GETs;
-// BUNDLECTL_GET_FLOOR_THRASH=MB writes that much memory between two GETs,
-// as kube-apiserver's own GET does between them in Run.
-// BUNDLECTL_GET_FLOOR_BASE names another bundlectl binary, served and
-// measured in the same rotation, to compare two builds under the same
-// conditions.
-func TestGetFloor(t *testing.T) {
-	if os.Getenv("BUNDLECTL_GET_FLOOR") != "1" {
-		t.Skip("set BUNDLECTL_GET_FLOOR=1: generates the 10k-pod bundle and times single GETs of bundlectl serve against its floor")
+// same clients, alternately, as Run measures them (make bench-get; its
+// flags are the getfloor.* flags above). It logs each side's percentiles,
+// CPU and page faults per GET, and the ratios of the medians to the
+// floor's. One iteration is the whole run: -benchtime 1x.
+func BenchmarkGetFloor(b *testing.B) {
+	for range b.N {
+		getFloor(b)
 	}
+}
+
+func getFloor(t *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	n := envInt(t, "BUNDLECTL_GET_FLOOR_N", 2000)
+	n := *getFloorN
 	o := Options{Bundlectl: testenv.Bundlectl(t), Floor: floorCommand, Log: os.Stderr}
 	o.defaults()
-	r := &runner{o: o, rep: &Report{}, dir: os.Getenv("BUNDLECTL_GET_FLOOR_DIR")}
+	r := &runner{o: o, rep: &Report{}, dir: *getFloorDir}
 	if r.dir == "" {
 		r.dir = t.TempDir()
 	}
@@ -76,12 +82,12 @@ func TestGetFloor(t *testing.T) {
 	}
 	defer stopFloor()
 	sides := []*side{r.served, floor}
-	if os.Getenv("BUNDLECTL_GET_FLOOR_PEER") == "1" {
+	if *getFloorPeer {
 		// kube-apiserver between bundlectl and the floor, as in Run.
 		peer := startGetPeer(ctx, t, r, gets)
 		sides = []*side{r.served, peer, floor}
 	}
-	if base := os.Getenv("BUNDLECTL_GET_FLOOR_BASE"); base != "" {
+	if base := *getFloorBase; base != "" {
 		// Another build of bundlectl, measured in the same rotation.
 		rb := &runner{o: o, rep: r.rep, dir: filepath.Join(r.dir, "base")}
 		rb.o.Bundlectl = base
@@ -97,7 +103,7 @@ func TestGetFloor(t *testing.T) {
 		rb.served.name = "base"
 		sides = append(sides, rb.served)
 	}
-	if os.Getenv("BUNDLECTL_GET_FLOOR_LISTS") == "1" {
+	if *getFloorLists {
 		for _, accept := range []string{kubectlAccept, "application/json"} {
 			if _, _, _, err := r.alternate(sides, 3, func(s *side, _ int) (float64, error) {
 				return timed(func() error { _, err := s.get(ctx, s.client, "/api/v1/pods", accept); return err })
@@ -107,7 +113,7 @@ func TestGetFloor(t *testing.T) {
 		}
 	}
 	var thrash []byte
-	if mb := envInt(t, "BUNDLECTL_GET_FLOOR_THRASH", 0); mb > 0 {
+	if mb := *getFloorThrash; mb > 0 {
 		thrash = make([]byte, mb<<20)
 	}
 	faults := make([]int, len(sides))
@@ -141,7 +147,7 @@ func TestGetFloor(t *testing.T) {
 
 // startGetPeer starts kube-apiserver with the namespaces and the pods of
 // gets from the benchmark's bundle: what its GETs between ours need.
-func startGetPeer(ctx context.Context, t *testing.T, r *runner, gets []string) *side {
+func startGetPeer(ctx context.Context, t testing.TB, r *runner, gets []string) *side {
 	t.Helper()
 	objects, err := readObjects(filepath.Join(r.dir, "legacy.tar.gz"))
 	if err != nil {
@@ -175,18 +181,6 @@ func startGetPeer(ctx context.Context, t *testing.T, r *runner, gets []string) *
 		t.Fatal(err)
 	}
 	return r.peer
-}
-
-func envInt(t *testing.T, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return n
 }
 
 // minorFaults is the number of minor page faults a process has taken.
