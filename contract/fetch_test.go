@@ -1,6 +1,8 @@
 package contract_test
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/x509"
 	"fmt"
@@ -274,9 +276,18 @@ func TestFetchPlainHTTPAllowed(t *testing.T) {
 func TestFetchInterrupted(t *testing.T) {
 	tmp := privateTemp(t)
 	ctx, cancel := context.WithCancel(context.Background())
+	// The start of a tar archive, so that the download is taken for one
+	// (zeros would be refused as an empty archive before the cancel).
+	var start bytes.Buffer
+	tw := tar.NewWriter(&start)
+	if err := tw.WriteHeader(&tar.Header{Name: "support-bundle/x.json", Mode: 0o644, Size: 99000}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Flush()
+	start.Write(make([]byte, 1000-start.Len()))
 	srv, o := tlsServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100000")
-		w.Write(make([]byte, 1000))
+		w.Write(start.Bytes())
 		w.(http.Flusher).Flush()
 		cancel()
 		<-r.Context().Done()
