@@ -84,9 +84,6 @@ var legacyByName = func() map[string]LegacyDir {
 	return m
 }()
 
-// LegacyDirs returns every legacy resource name the contract reads.
-func LegacyDirs() []LegacyDir { return append([]LegacyDir(nil), legacyDirs...) }
-
 // LegacyDirFor returns the canonical bundle folder name for a built-in
 // resource, or false when troubleshoot has never collected it; writers then
 // use GenericDir.

@@ -38,7 +38,6 @@ type Writer struct {
 	tw      *tar.Writer
 	root    *os.Root // folders only
 	dirs    []dirTime
-	written int64
 	done    bool
 	copyBuf []byte // what copy carries each entry's content in
 	// links are hard links whose target was not yet written (a forward
@@ -142,15 +141,12 @@ func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
 		}
 		out = w.zw
 	}
-	w.tw = tar.NewWriter(&countingWriter{w: out, n: &w.written})
+	w.tw = tar.NewWriter(out)
 	return w, nil
 }
 
 // Dest is the destination the writer publishes to at Commit.
 func (w *Writer) Dest() string { return w.dest }
-
-// Written counts the uncompressed bytes of entries written so far.
-func (w *Writer) Written() int64 { return w.written }
 
 // WriteEntry writes one entry: its header as given and, for a regular
 // file, exactly hdr.Size bytes from body.
@@ -258,7 +254,6 @@ func (w *Writer) writeFile(hdr *tar.Header, body io.Reader) error {
 		return wrapIf(err, fail)
 	}
 	n, err := io.Copy(f, io.LimitReader(body, hdr.Size))
-	w.written += n
 	if err == nil && n != hdr.Size {
 		err = fmt.Errorf("content is %d bytes, its header says %d", n, hdr.Size)
 	}
@@ -500,6 +495,7 @@ func (w *Writer) Abort() error {
 	return os.RemoveAll(w.tmp)
 }
 
+// countingWriter adds up in n the bytes written through it.
 type countingWriter struct {
 	w io.Writer
 	n *int64

@@ -141,17 +141,12 @@ func EachMember(obj []byte, fn func(m Member) bool) {
 	members(obj, skipSpace(obj, 0), 0, nil, fn, unchecked)
 }
 
-// EachMemberReading is EachMember for a caller that reads some values
-// itself as they are found (the items of a list, split into elements):
-// read is given each member before fn, with m.End unset, and returns the
-// index in obj just past the value it read, or -1 to have it skipped.
-// A value read so is not scanned a second time.
-func EachMemberReading(obj []byte, read func(m Member) int, fn func(m Member) bool) {
-	members(obj, skipSpace(obj, 0), 0, read, fn, unchecked)
-}
-
-// EachMemberReadingValid is EachMemberReading that also validates the
-// object as Valid does, in the same pass: it returns the index just past
+// EachMemberReadingValid is EachMember for a caller that reads some
+// values itself as they are found (the items of a list, split into
+// elements): read is given each member before fn, with m.End unset, and
+// returns the index in obj just past the value it read, or -1 to have it
+// skipped; a value read so is not scanned a second time. It also
+// validates the object as Valid does, in the same pass: it returns the index just past
 // the object, or -1 when obj does not start with a valid one (or fn
 // stopped). A value that read reads, it must validate itself (an array
 // of members is EachElementMembersValid(v, 1, ...)).
@@ -165,7 +160,7 @@ const unchecked = -1
 // members calls fn with each member of the object that starts at
 // obj[start], its offsets counted from obj[base], and returns the index
 // just past the object, or -1 when fn stopped or the object is not valid.
-// read, if not nil, may find where a value ends (see EachMemberReading).
+// read, if not nil, may find where a value ends (see EachMemberReadingValid).
 // A depth of 0 or more validates the object, which lies inside depth
 // arrays and objects, as Valid would; unchecked does not.
 func members(obj []byte, start, base int, read func(m Member) int, fn func(m Member) bool, depth int) int {
@@ -247,18 +242,11 @@ func EachElement(arr []byte, fn func(elem []byte)) {
 	eachElement(arr, false, func(elem []byte, _ []Member) { fn(elem) }, unchecked)
 }
 
-// EachElementMembers is EachElement that also gives the members of each
-// element that is an object (none for any other), found in the pass that
-// finds where the element ends: EachElement and then EachMember would
-// read every byte twice. The slice of members is reused between calls.
-// It returns the index just past the array, or -1 if arr does not hold
-// a valid one.
-func EachElementMembers(arr []byte, fn func(elem []byte, members []Member)) int {
-	return eachElement(arr, true, fn, unchecked)
-}
-
-// EachElementMembersValid is EachElementMembers that also validates the
-// array, which lies inside depth arrays and objects, as Valid does, in
+// EachElementMembersValid is EachElement that also gives the members of
+// each element that is an object (none for any other), found in the pass
+// that finds where the element ends (EachElement and then EachMember
+// would read every byte twice; the slice of members is reused between
+// calls), and validates the array, which lies inside depth arrays and objects, as Valid does, in
 // the same pass: it returns the index just past the array, or -1 when arr
 // does not start with a valid one. Elements before an invalid byte have
 // been given to fn.
