@@ -51,7 +51,7 @@ bench:
 
 # The long benchmarks: the upgrade's peak RSS on a generated 1 GB bundle.
 bench-long: build
-	BUNDLECTL_BENCH_LONG=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench 'PeakRSS' -benchtime 1x -count 1 -timeout 60m ./transform/
+	BUNDLECTL_LONG=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench 'PeakRSS' -benchtime 1x -count 1 -timeout 60m ./transform/
 
 # bundlectl against its real peers in one run (about 10 minutes): a
 # generated 10k-pod bundle served by bundlectl and loaded into the pinned
@@ -59,7 +59,7 @@ bench-long: build
 # Prints `name bundlectl=<v> peer=<v> ratio=<peer/bundlectl>` per figure
 # and rewrites BENCHMARKS.md.
 bench-peers: apiserver build
-	BUNDLECTL_BENCH_PEERS=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) BENCHMARKS_MD=$(CURDIR)/BENCHMARKS.md \
+	BUNDLECTL_LONG=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) BENCHMARKS_MD=$(CURDIR)/BENCHMARKS.md \
 		$(GO) test -count=1 -run '^TestBenchPeers$$' -timeout 15m ./internal/peers/
 
 # Single Table GETs of `bundlectl serve` against the floor alone (a few
@@ -72,7 +72,7 @@ bench-get: build
 # The long load run: 200 concurrent clients for 30 s against a served
 # 10k-pod bundle (the default suite runs a short one).
 load:
-	BUNDLECTL_LOAD_LONG=1 $(GO) test -count=1 -run '^TestLoad$$' -v -timeout 20m ./cmd/bundlectl/app/
+	BUNDLECTL_LONG=1 $(GO) test -count=1 -run '^TestLoad$$' -v -timeout 20m ./cmd/bundlectl/app/
 
 # The hostile cases of issue #18 at the sizes it measured, one at a time
 # (about 10 minutes): one 400 MB object (a ConfigMap, a Secret, a custom

@@ -205,15 +205,15 @@ func replayRecording(t *testing.T, meta string, mutate func(collected string) er
 	return cases, rec, ta.Upgrade.RenderedFor
 }
 
-// TestRecordLive records one minor's live Tables: BUNDLECTL_RECORD_LIVE
+// TestRecordLive records one minor's live Tables: testenv.RecordLiveEnv
 // names it (1.31), and its kube-apiserver must be built (make
 // record-live builds it). It runs the gate's fixtures and collection
 // against the live server (Gate B runs no case) and writes the bundle it
 // collected to testdata/live/<minor>/.
 func TestRecordLive(t *testing.T) {
-	minor := os.Getenv("BUNDLECTL_RECORD_LIVE")
+	minor := os.Getenv(testenv.RecordLiveEnv)
 	if minor == "" {
-		t.Skip("BUNDLECTL_RECORD_LIVE names the minor to record (make record-live)")
+		t.Skip(testenv.RecordLiveEnv + " names the minor to record (make record-live)")
 	}
 	rel, err := localapiserver.LookupRelease(minor)
 	if err != nil {

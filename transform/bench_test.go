@@ -99,10 +99,10 @@ func BenchmarkUpgrade(b *testing.B) {
 // or one built for it, read from disk: peakrss.FromDisk), and reports its
 // peak RSS, measured as its own (package peakrss), next to the largest
 // single file (the target: under 100 MB plus that file). It takes minutes, so it runs only with
-// BUNDLECTL_BENCH_LONG=1 (make bench-long).
+// testenv.Long (make bench-long).
 func BenchmarkUpgradePeakRSS(b *testing.B) {
-	if os.Getenv("BUNDLECTL_BENCH_LONG") != "1" {
-		b.Skip("set BUNDLECTL_BENCH_LONG=1 (make bench-long): generates and upgrades a 1 GB bundle")
+	if !testenv.Long() {
+		b.Skip("set " + testenv.LongEnv + "=1 (make bench-long): generates and upgrades a 1 GB bundle")
 	}
 	bundlectl := testenv.Bundlectl(b)
 	dir := b.TempDir()

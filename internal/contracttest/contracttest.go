@@ -39,12 +39,12 @@ func RepoRoot(t testing.TB) string {
 // testenv.Missing.
 func CorpusDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("BUNDLECTL_CORPUS")
+	dir := os.Getenv(testenv.CorpusEnv)
 	if dir == "" {
 		dir = filepath.Join(RepoRoot(t), "..", "shared", "bundles")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "SOURCES.md")); err != nil {
-		testenv.Missing(t, "the bundle corpus is missing at %s (set BUNDLECTL_CORPUS): %v", dir, err)
+		testenv.Missing(t, "the bundle corpus is missing at %s (set "+testenv.CorpusEnv+"): %v", dir, err)
 	}
 	return dir
 }

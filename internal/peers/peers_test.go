@@ -18,14 +18,14 @@ import (
 )
 
 // TestBenchPeers is `make bench-peers`: the whole benchmark, run only
-// with BUNDLECTL_BENCH_PEERS=1. It prints one line per figure and writes
+// with testenv.Long. It prints one line per figure and writes
 // BENCHMARKS.md where BENCHMARKS_MD says (the Makefile gives the repo
 // root). BUNDLECTL_BIN is the bundlectl binary (built here when unset),
-// BUNDLECTL_PEERS_KUBECTL the kubectl (default: the newest kubectl.1.N
+// testenv.PeersKubectlEnv the kubectl (default: the newest kubectl.1.N
 // in the Cloud SDK's folder, else kubectl from PATH).
 func TestBenchPeers(t *testing.T) {
-	if os.Getenv("BUNDLECTL_BENCH_PEERS") != "1" {
-		t.Skip("set BUNDLECTL_BENCH_PEERS=1 (make bench-peers): generates 10k pods, loads them into kube-apiserver and measures for minutes")
+	if !testenv.Long() {
+		t.Skip("set " + testenv.LongEnv + "=1 (make bench-peers): generates 10k pods, loads them into kube-apiserver and measures for minutes")
 	}
 	binDir := localtest.RequireBinaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
@@ -182,11 +182,11 @@ func TestContinueOf(t *testing.T) {
 	}
 }
 
-// kubectlBinary is BUNDLECTL_PEERS_KUBECTL, else the kubectl the tests
+// kubectlBinary is testenv.PeersKubectlEnv, else the kubectl the tests
 // run.
 func kubectlBinary(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("BUNDLECTL_PEERS_KUBECTL"); p != "" {
+	if p := os.Getenv(testenv.PeersKubectlEnv); p != "" {
 		return p
 	}
 	return testenv.Kubectl(t)

@@ -9,10 +9,10 @@ import (
 )
 
 // Bundlectl is the bundlectl executable a test runs as a user would:
-// BUNDLECTL_BIN (the Makefile's build), or one built for the test.
+// BinEnv (the Makefile's build), or one built for the test.
 func Bundlectl(t testing.TB) string {
 	t.Helper()
-	if p := os.Getenv("BUNDLECTL_BIN"); p != "" {
+	if p := os.Getenv(BinEnv); p != "" {
 		return p
 	}
 	return Build(t, "github.com/bundlectl/bundlectl/cmd/bundlectl")

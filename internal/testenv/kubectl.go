@@ -19,11 +19,6 @@ const KubectlDir = "/usr/lib/google-cloud-sdk/bin"
 // firstMinor and lastMinor bound the kubectl.1.NN looked for in KubectlDir.
 const firstMinor, lastMinor = 27, 40
 
-// KubectlsEnv names the kubectl clients Kubectls returns instead of
-// KubectlDir's (paths separated by spaces; make serve-clients sets it to
-// 1.27 to 1.37).
-const KubectlsEnv = "BUNDLECTL_KUBECTLS"
-
 // Kubectls returns the real kubectl clients by minor ("1.33"): those
 // KubectlsEnv names, else kubectl.1.27 and later in KubectlDir. Without
 // any, see Missing.

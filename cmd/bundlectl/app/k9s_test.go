@@ -14,16 +14,16 @@ import (
 	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
-// k9sBinary is the k9s TestK9s drives: BUNDLECTL_K9S names it ("1" for
+// k9sBinary is the k9s TestK9s drives: testenv.K9sEnv names it ("1" for
 // the one scripts/k9s.sh builds into ~/.cache/bundlectl/k9s). The test is
 // opt-in (make k9s): k9s is built from the module proxy, minutes of both
 // cores.
 func k9sBinary(t *testing.T) string {
 	t.Helper()
-	bin := os.Getenv("BUNDLECTL_K9S")
+	bin := os.Getenv(testenv.K9sEnv)
 	switch bin {
 	case "":
-		t.Skip("set BUNDLECTL_K9S=1 or the path of a k9s binary (make k9s)")
+		t.Skip("set " + testenv.K9sEnv + "=1 or the path of a k9s binary (make k9s)")
 	case "1":
 		home, err := os.UserHomeDir()
 		if err != nil {

@@ -31,6 +31,7 @@ import (
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // TestLoad is the bounded load test of `bundlectl serve`: a generated
@@ -62,7 +63,7 @@ func TestLoad(t *testing.T) {
 		duration: 3 * time.Second,
 		samples:  100,
 	}
-	if os.Getenv("BUNDLECTL_LOAD_LONG") == "1" {
+	if testenv.Long() {
 		cfg = loadConfig{name: "long", bundle: contracttest.Large(), clients: 200, duration: 30 * time.Second, samples: 300}
 	}
 	runLoad(t, cfg)

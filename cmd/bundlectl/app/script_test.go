@@ -89,7 +89,7 @@ func TestScripts(t *testing.T) {
 
 func hasCorpus(root string) bool {
 	_, err := os.Stat(filepath.Join(root, "..", "shared", "bundles", "SOURCES.md"))
-	return err == nil || os.Getenv("BUNDLECTL_CORPUS") != ""
+	return err == nil || os.Getenv(testenv.CorpusEnv) != ""
 }
 
 // waitFile waits for a file to appear: `waitfile FILE` waits up to 60s
