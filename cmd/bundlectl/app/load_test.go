@@ -46,7 +46,7 @@ import (
 // 5xx, and memory must come back once the load is over.
 //
 // The default suite runs a short load (200 clients for 3 s on 1,000
-// pods); BUNDLECTL_LOAD_LONG=1 (make load) runs the full one: 200 clients
+// pods); BUNDLECTL_LONG=1 (make load) runs the full one: 200 clients
 // for 30 s on contracttest.Large (10,000 pods).
 //
 // The server runs in this process, so its memory can be measured, and so
