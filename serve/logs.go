@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -93,13 +92,9 @@ func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		addWarning(w, fmt.Sprintf("%s, the file this support bundle holds for this log, names no namespace and may be the log of pod %s instead: troubleshoot wrote the logs of pods of the same name to one file, the last one winning", l.Rel, strings.Join(l.Ambiguous, ", ")))
 	}
 	if l.Error {
-		return notCollected(req.namespace, req.name, container, opts.previous, collectionError(l.File))
+		return notCollected(req.namespace, req.name, container, opts.previous, collectionError(l.Open()))
 	}
-	f, err := os.Open(l.File)
-	if err != nil {
-		return fmt.Errorf("reading the log of %s/%s/%s: %w", req.namespace, req.name, container, err)
-	}
-	defer f.Close()
+	f := l.Open()
 	start, err := tailStart(f, opts.tailLines)
 	if err != nil {
 		return fmt.Errorf("reading the log of %s/%s/%s: %w", req.namespace, req.name, container, err)
@@ -160,12 +155,7 @@ const maxCollectionError = 4 << 10
 // collectionError is the text of troubleshoot's record of why a log could
 // not be collected: plain text (-logs-errors.log) or a JSON array of
 // strings (-errors.json).
-func collectionError(file string) string {
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
+func collectionError(f io.Reader) string {
 	data, _ := io.ReadAll(io.LimitReader(f, maxCollectionError))
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' && rawjson.Valid(data) {

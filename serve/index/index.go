@@ -224,7 +224,7 @@ func (x *Index) Counts() []ResourceCount {
 	return out
 }
 
-// Close removes what loading wrote to disk (logs extracted from archives).
+// Close releases the spool of the logs (see logStore).
 func (x *Index) Close() error {
 	if x.logs == nil {
 		return nil

@@ -1,11 +1,10 @@
 package index
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -13,10 +12,7 @@ import (
 
 // ContainerLog is a container's collected log as serve reads it.
 type ContainerLog struct {
-	// File is the copy on disk, read by seeking (never the bundle's own
-	// path: see logStore).
-	File string
-	// Rel is the file of the bundle it was copied from (a symlink's
+	// Rel is the file of the bundle it was read from (a symlink's
 	// target), which `serve -v` names.
 	Rel string
 	// Error says that the file holds why troubleshoot could not collect
@@ -25,6 +21,15 @@ type ContainerLog struct {
 	// Ambiguous are the other pods ("namespace/name") the file may be
 	// the log of (contract.PodLog.Ambiguous).
 	Ambiguous []string
+
+	spool     *os.File
+	off, size int64
+}
+
+// Open reads the log as it was at load, at random: `--tail` seeks from
+// the end. Reads are safe from any number of requests at once.
+func (l ContainerLog) Open() *io.SectionReader {
+	return io.NewSectionReader(l.spool, l.off, l.size)
 }
 
 // logKey names one collected container log.
@@ -33,56 +38,70 @@ type logKey struct {
 	previous, error           bool
 }
 
-// logStore finds container logs on disk. Every file that may be a pod log
-// is copied once, at load, into a temporary folder: an archive cannot be
-// read at random, logs are too big to keep in memory, and a folder's
-// files may change or vanish while it is served (the server serves what
-// it loaded, and never opens a path of the bundle after load). Which pod
-// and container a file belongs to is decided once every entry has been
-// seen (contract.MapPodLogs: older layouts name no namespace, so the
-// pods decide), and the copies that belong to none are removed.
+// span is where a file's bytes are in the spool.
+type span struct{ off, size int64 }
+
+// logStore keeps the files that may be pod logs, back to back, in one
+// spool: a temporary file removed from its folder as soon as it is
+// created, so that nothing is left whatever ends serve (SIGKILL
+// included), and nothing else can open it. An archive cannot be read at
+// random, logs are too big to keep in memory, and a folder's files may
+// change or vanish while it is served (the server serves what it loaded,
+// and never opens a path of the bundle after load); one file whatever
+// the number of logs, costing their bytes and no more. Which pod and
+// container a file belongs to is decided once every entry has been seen
+// (contract.MapPodLogs: older layouts name no namespace, so the pods
+// decide); when the files of no pod take most of the spool, the logs
+// are copied into a new one without them.
 type logStore struct {
-	dir   string // temporary folder, "" until a file is copied
+	spool *os.File // nil until a file is kept
+	name  string   // the spool's name where it could not be removed at once
+	w     *bufio.Writer
+	size  int64
 	files []contract.LogFile
-	// copies are the copied files by their path in the bundle.
-	copies map[string]string
-	logs   map[logKey]ContainerLog
+	// kept are the files in the spool by their path in the bundle.
+	kept map[string]span
+	logs map[logKey]ContainerLog
 
 	mu   sync.Mutex
 	pods map[string]contract.PodContainers // by namespace/name
 }
 
 func newLogStore() *logStore {
-	return &logStore{copies: map[string]string{}, logs: map[logKey]ContainerLog{}, pods: map[string]contract.PodContainers{}}
+	return &logStore{kept: map[string]span{}, logs: map[logKey]ContainerLog{}, pods: map[string]contract.PodContainers{}}
 }
 
-// add keeps f, a file of the walk that may be a pod log; a regular file is
-// copied.
+// newSpool creates a nameless temporary file (see logStore).
+func newSpool() (f *os.File, name string, err error) {
+	if f, err = os.CreateTemp("", "bundlectl-serve-logs-*"); err != nil {
+		return nil, "", err
+	}
+	if os.Remove(f.Name()) != nil {
+		name = f.Name() // removed by close
+	}
+	return f, name, nil
+}
+
+// add keeps f, a file of the walk that may be a pod log; a regular
+// file's bytes go to the spool.
 func (s *logStore) add(e *contract.Entry, f contract.LogFile) error {
 	s.files = append(s.files, f)
 	if f.Symlink {
 		return nil
 	}
-	if s.dir == "" {
-		dir, err := os.MkdirTemp("", "bundlectl-serve-logs-*")
-		if err != nil {
-			return fmt.Errorf("extracting logs: %w", err)
+	if s.spool == nil {
+		var err error
+		if s.spool, s.name, err = newSpool(); err != nil {
+			return fmt.Errorf("keeping the logs: %w", err)
 		}
-		s.dir = dir
+		s.w = bufio.NewWriterSize(s.spool, 256<<10)
 	}
-	p := filepath.Join(s.dir, strconv.Itoa(len(s.copies)+1)+".log")
-	out, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	n, err := io.Copy(s.w, e.Reader())
 	if err != nil {
-		return fmt.Errorf("extracting %s: %w", e.Rel, err)
+		return fmt.Errorf("keeping %s: %w", e.Rel, err)
 	}
-	_, err = io.Copy(out, e.Reader())
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("extracting %s: %w", e.Rel, err)
-	}
-	s.copies[f.Rel] = p
+	s.kept[f.Rel] = span{off: s.size, size: n}
+	s.size += n
 	return nil
 }
 
@@ -97,29 +116,72 @@ func (s *logStore) addPods(pods []contract.PodContainers) {
 }
 
 // mapLogs maps every kept file to its pod and container, once the walk
-// has seen every entry and pod, and removes the copies no log uses.
+// has seen every entry and pod.
 func (s *logStore) mapLogs() error {
+	if s.w != nil {
+		if err := s.w.Flush(); err != nil {
+			return fmt.Errorf("keeping the logs: %w", err)
+		}
+		s.w = nil
+	}
 	pods := make([]contract.PodContainers, 0, len(s.pods))
 	for _, p := range s.pods {
 		pods = append(pods, p)
 	}
-	used := map[string]bool{}
-	for _, l := range contract.MapPodLogs(s.files, pods).Logs {
-		p, ok := s.copies[l.Path]
+	mapped := contract.MapPodLogs(s.files, pods).Logs
+	used := map[string]span{}
+	var usedBytes int64
+	for _, l := range mapped {
+		sp, ok := s.kept[l.Path]
+		if _, seen := used[l.Path]; ok && !seen {
+			used[l.Path] = sp
+			usedBytes += sp.size
+		}
+	}
+	if s.size-usedBytes > usedBytes {
+		if err := s.compact(used); err != nil {
+			return err
+		}
+	}
+	for _, l := range mapped {
+		sp, ok := used[l.Path]
 		if !ok {
 			continue
 		}
-		used[l.Path] = true
-		s.logs[logKey{namespace: l.Namespace, pod: l.Pod, container: l.Container, previous: l.Previous, error: l.Error}] = ContainerLog{File: p, Rel: l.Path, Error: l.Error, Ambiguous: l.Ambiguous}
+		s.logs[logKey{namespace: l.Namespace, pod: l.Pod, container: l.Container, previous: l.Previous, error: l.Error}] = ContainerLog{
+			Rel: l.Path, Error: l.Error, Ambiguous: l.Ambiguous, spool: s.spool, off: sp.off, size: sp.size}
 	}
-	for rel, p := range s.copies {
-		if !used[rel] {
-			if err := os.Remove(p); err != nil {
-				return fmt.Errorf("removing the copy of %s: %w", rel, err)
-			}
+	s.files, s.kept, s.pods = nil, nil, nil
+	return nil
+}
+
+// compact copies the files of used into a new spool, which replaces the
+// old one, and moves their spans accordingly.
+func (s *logStore) compact(used map[string]span) error {
+	spool, name, err := newSpool()
+	if err != nil {
+		return fmt.Errorf("keeping the logs: %w", err)
+	}
+	w := bufio.NewWriterSize(spool, 256<<10)
+	var size int64
+	for rel, sp := range used {
+		n, err := io.Copy(w, io.NewSectionReader(s.spool, sp.off, sp.size))
+		if err == nil && n != sp.size {
+			err = io.ErrUnexpectedEOF
 		}
+		if err != nil {
+			closeSpool(spool, name)
+			return fmt.Errorf("keeping %s: %w", rel, err)
+		}
+		used[rel] = span{off: size, size: n}
+		size += n
 	}
-	s.files, s.copies, s.pods = nil, nil, nil
+	if err := w.Flush(); err != nil {
+		closeSpool(spool, name)
+		return fmt.Errorf("keeping the logs: %w", err)
+	}
+	closeSpool(s.spool, s.name)
+	s.spool, s.name, s.size = spool, name, size
 	return nil
 }
 
@@ -136,8 +198,20 @@ func (s *logStore) find(namespace, pod, container string, previous bool) (Contai
 }
 
 func (s *logStore) close() error {
-	if s.dir == "" {
+	if s.spool == nil {
 		return nil
 	}
-	return os.RemoveAll(s.dir)
+	err := closeSpool(s.spool, s.name)
+	s.spool = nil
+	return err
+}
+
+func closeSpool(f *os.File, name string) error {
+	err := f.Close()
+	if name != "" {
+		if rerr := os.Remove(name); err == nil {
+			err = rerr
+		}
+	}
+	return err
 }
