@@ -273,17 +273,27 @@ func dedupe(objs []*Object) []*Object {
 
 // attachTables gives each object its stored row. Rows name their object in
 // row.object.metadata; rows stored without an object (includeObject=None)
-// are matched by position in their list.
+// are matched by position in their list, when the table has as many rows
+// as the list has objects. A table whose rows do not all find their
+// object, or that leaves objects of its list without a row, is reported
+// once, naming the files: those objects show "<unknown>" (missingCells),
+// which must never pass for what the server printed.
 func (l *loader) attachTables(listRes map[contract.ListKey]*Resource, listObjects map[contract.ListKey][]*Object) {
 	sort.Slice(l.tables, func(i, j int) bool {
 		a, b := l.tables[i].key, l.tables[j].key
 		return a.Dir < b.Dir || a.Dir == b.Dir && a.Namespace < b.Namespace
 	})
+	listRel := map[contract.ListKey]string{}
+	for _, list := range l.lists {
+		listRel[list.key] = list.rel
+	}
+	tabled := map[contract.ListKey]bool{}
 	for _, t := range l.tables {
 		r, ok := listRes[t.key]
 		if !ok {
 			continue
 		}
+		tabled[t.key] = true
 		if t.columns == nil {
 			l.warnings = append(l.warnings, fmt.Sprintf("%s: the table has no column definitions; its rows are not served", t.key.TablePath()))
 			continue
@@ -293,6 +303,7 @@ func (l *loader) attachTables(listRes map[contract.ListKey]*Resource, listObject
 		}
 		objs := listObjects[t.key]
 		var prev *Object
+		unmatched := 0
 		for i := range t.rows {
 			row := &t.rows[i]
 			var o *Object
@@ -303,10 +314,14 @@ func (l *loader) attachTables(listRes map[contract.ListKey]*Resource, listObject
 					ns = t.key.Namespace
 				}
 				o = r.Find(ns, row.name)
-			case i < len(objs):
+			case len(t.rows) == len(objs):
 				o = objs[i]
 			}
-			if o != nil && o.Row == nil {
+			if o == nil {
+				unmatched++
+				continue
+			}
+			if o.Row == nil {
 				o.Row, o.rowPos = &row.row, i
 				if prev != nil && prev.Key > o.Key {
 					r.rowOrdered = true
@@ -314,7 +329,29 @@ func (l *loader) attachTables(listRes map[contract.ListKey]*Resource, listObject
 				prev = o
 			}
 		}
+		if missing := rowless(r, objs); unmatched > 0 || missing > 0 {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: %d of its %d rows match no object of %s, and %d of the list's %d objects have no row: the rows that match are served, and the others' columns show <unknown>",
+				t.key.TablePath(), unmatched, len(t.rows), listRel[t.key], missing, len(objs)))
+		}
 	}
+	for key, r := range listRes {
+		if missing := rowless(r, listObjects[key]); !tabled[key] && r.columns != nil && missing > 0 {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: no table is stored beside it (%s) while other lists of %s have one: its %d objects show <unknown> in every column but the name",
+				listRel[key], key.TablePath(), r.GR, missing))
+		}
+	}
+}
+
+// rowless counts the objects of a list served without a stored row; an
+// object another list holds too is counted there (dedupe).
+func rowless(r *Resource, objs []*Object) int {
+	n := 0
+	for _, o := range objs {
+		if o.Row == nil && r.byKey[o.Key] == o {
+			n++
+		}
+	}
+	return n
 }
 
 // crds decodes the bundle's CustomResourceDefinitions, which tell what
