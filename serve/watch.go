@@ -70,10 +70,7 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	if !ok {
 		return apierrors.NewInternalError(errNoFlusher)
 	}
-	timeout := time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1))
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
-		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
-	}
+	timeout := watchTimeout(opts.TimeoutSeconds)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 
@@ -81,6 +78,9 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
+	if timeout < 0 {
+		return nil
+	}
 
 	ev := &eventWriter{s: s, req: req, t: t, include: include}
 	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents ||
@@ -105,6 +105,25 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req *apiRequest) 
 	case <-s.opts.Stop:
 	}
 	return nil
+}
+
+// watchTimeout is how long a watch lasts, as kube-apiserver's
+// handleWatch reckons it: timeoutSeconds in seconds, multiplied as an
+// int64 (so that 9223372037 and more wrap around, there as here), and
+// between one and two minRequestTimeouts when that is 0 or unset. A
+// negative one has ended before the watch starts: the server answers 200
+// and ends the stream at once (seen on v1.37.1: empty, or by a race a
+// first event or a "context deadline exceeded" ERROR), and so does this,
+// with no event.
+func watchTimeout(seconds *int64) time.Duration {
+	var timeout time.Duration
+	if seconds != nil {
+		timeout = time.Duration(*seconds) * time.Second
+	}
+	if timeout == 0 {
+		timeout = time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1))
+	}
+	return timeout
 }
 
 var errNoFlusher = errors.New("unable to start watch - can't get http.Flusher")

@@ -172,3 +172,38 @@ func TestBadResourceVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchTimeouts: timeoutSeconds is read as kube-apiserver v1.37.1's
+// handleWatch reads it. Negative, or so large that it wraps around in
+// nanoseconds, the watch ends at once with no event (the server answers
+// 200 and ends the stream before its events, but for a race); 0 or unset,
+// it lasts the default; the largest that does not wrap, as long as asked.
+// A watch that stayed open for a negative timeout was held forever.
+func TestWatchTimeouts(t *testing.T) {
+	srv := testServer(t)
+	for _, q := range []string{"-1", "-9223372036", "9223372037", "18446744073"} {
+		events, open := watchEvents(t, srv, "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds="+q)
+		if len(events) != 0 || open > 10*time.Second {
+			t.Errorf("timeoutSeconds=%s: %v after %v, want no event at once", q, eventNames(events), open)
+		}
+	}
+	for _, tc := range []struct {
+		seconds *int64
+		min     time.Duration
+		max     time.Duration
+	}{
+		{nil, minRequestTimeout, 2 * minRequestTimeout},
+		{ptr(int64(0)), minRequestTimeout, 2 * minRequestTimeout},
+		{ptr(int64(1)), time.Second, time.Second},
+		{ptr(int64(9223372036)), 9223372036 * time.Second, 9223372036 * time.Second},
+		{ptr(int64(9223372037)), -1 << 63, -1},
+		// -2^63 s is a whole number of 2^64 ns: 0, the default.
+		{ptr(int64(-1 << 63)), minRequestTimeout, 2 * minRequestTimeout},
+	} {
+		if got := watchTimeout(tc.seconds); got < tc.min || got > tc.max {
+			t.Errorf("watchTimeout(%v) = %v, want between %v and %v", tc.seconds, got, tc.min, tc.max)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
