@@ -134,6 +134,10 @@ func isHealthCheck(path string) bool {
 // withBearerToken lets through only requests carrying the run's token, as
 // the server's bearer token authenticator reads it: the scheme in any
 // case, then the token. An empty token lets everything through (tests).
+// A connection that sent a request without it is closed after the 401
+// (HTTP/2: a GOAWAY, then closed once idle): a client that has the token
+// sends it with its first request, and one that does not must not keep
+// connections open.
 func withBearerToken(next http.Handler, token string) http.Handler {
 	if token == "" {
 		return next
@@ -141,6 +145,7 @@ func withBearerToken(next http.Handler, token string) http.Handler {
 	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hasBearerToken(r.Header.Get("Authorization"), want) {
+			w.Header().Set("Connection", "close")
 			writeError(w, apierrors.NewUnauthorized("Unauthorized"))
 			return
 		}

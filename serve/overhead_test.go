@@ -74,7 +74,7 @@ func BenchmarkServeOverTLS(b *testing.B) {
 
 // startTLS serves h as Run does, on a loopback port, until the benchmark
 // ends, and returns its URL.
-func startTLS(b *testing.B, h http.Handler, creds *credentials) string {
+func startTLS(b testing.TB, h http.Handler, creds *credentials) string {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -87,7 +87,7 @@ func startTLS(b *testing.B, h http.Handler, creds *credentials) string {
 }
 
 // tlsClient trusts the run's CA and speaks HTTP/2, as client-go does.
-func tlsClient(b *testing.B, creds *credentials) *http.Client {
+func tlsClient(b testing.TB, creds *credentials) *http.Client {
 	b.Helper()
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(creds.caPEM) {

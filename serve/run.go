@@ -184,10 +184,21 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 }
 
+// The connection timeouts of kube-apiserver's secure serving
+// (k8s.io/apiserver/pkg/server/secure_serving.go): a connection is closed
+// when its TLS handshake and first request headers take longer than
+// readHeaderTimeout, or when it waits longer than idleTimeout for its
+// next request; without them a local user without the token could hold
+// connections, and the server's file descriptors, for ever.
+const (
+	readHeaderTimeout = 32 * time.Second
+	idleTimeout       = 90 * time.Second
+)
+
 // newServer is the HTTP server of one bundle: HTTPS (and so HTTP/2) with
 // the run's certificate when creds is set, plain HTTP otherwise.
 func newServer(h http.Handler, creds *credentials) *http.Server {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 1 << 20}
 	if creds != nil {
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{creds.cert}, MinVersion: tls.VersionTLS12}
 	}
