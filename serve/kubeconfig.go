@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,9 +20,10 @@ import (
 
 // The kubeconfig is the run's own file, never ~/.kube/config: a support
 // bundle must not become a context of the user's real clusters, and the
-// file (holding the token) is removed when the server stops. It goes to a
-// new private folder, or to a path the caller chose (scripts that run
-// serve in the background wait for it there), which must not exist.
+// file (holding the token) is removed when the server stops. It goes to
+// the run's private folder (runDir), or to a path the caller chose
+// (scripts that run serve in the background wait for it there), which
+// must not exist.
 
 // kubeContext is one served bundle as a kubeconfig context.
 type kubeContext struct {
@@ -30,10 +33,9 @@ type kubeContext struct {
 	token  string
 }
 
-// writeKubeconfig writes contexts to path, or to a new private folder when
-// path is "", and returns the file's path and the function that removes
-// what it wrote. The first context is the current one.
-func writeKubeconfig(contexts []kubeContext, path string) (string, func(), error) {
+// encodeKubeconfig is the kubeconfig of contexts; the first is the
+// current one.
+func encodeKubeconfig(contexts []kubeContext) ([]byte, error) {
 	cfg := clientcmdapi.NewConfig()
 	for _, c := range contexts {
 		cluster := clientcmdapi.NewCluster()
@@ -52,80 +54,134 @@ func writeKubeconfig(contexts []kubeContext, path string) (string, func(), error
 	}
 	data, err := clientcmd.Write(*cfg)
 	if err != nil {
-		return "", nil, fmt.Errorf("encoding the kubeconfig: %w", err)
+		return nil, fmt.Errorf("encoding the kubeconfig: %w", err)
 	}
-	if path != "" {
-		if err := createExclusive(path, data); err != nil {
-			return "", nil, fmt.Errorf("writing the kubeconfig: %w", err)
-		}
-		return path, func() { os.Remove(path) }, nil
-	}
-	dir, err := os.MkdirTemp("", "bundlectl-serve-*")
-	if err != nil {
-		return "", nil, fmt.Errorf("writing the kubeconfig: %w", err)
-	}
-	path = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("writing the kubeconfig: %w", err)
-	}
-	return path, func() { os.RemoveAll(dir) }, nil
+	return data, nil
 }
 
-// checkKubeconfigPath refuses, before anything is loaded, a path serve
-// must not write: the user's own kubeconfig, or any file that exists.
-func checkKubeconfigPath(path string) error {
+// kubeconfigFile is the file --write-kubeconfig names. Its folder is
+// resolved and opened once, when serve starts, and the file is created
+// in it, and removed from it, through that open folder: a symbolic link
+// in the path that is changed meanwhile moves neither the file nor its
+// removal elsewhere (into ~/.kube). The name itself is never followed:
+// it must not exist, as a file or a link.
+type kubeconfigFile struct {
+	path string // absolute, for the export line
+	arg  string // as given, for messages
+	dir  *os.Root
+	name string
+	// written is the file as created; only that file is removed.
+	written fs.FileInfo
+}
+
+// openKubeconfigFile refuses, before anything is loaded, a path serve
+// must not write: a folder, the user's own kubeconfig (through any link),
+// or a name that exists.
+func openKubeconfigFile(path string) (*kubeconfigFile, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if home, err := filepath.Abs(clientcmd.RecommendedHomeFile); err == nil && abs == home {
-		return fmt.Errorf("refusing to write %s: serve never touches the user's kubeconfig", path)
+	folder, name := filepath.Split(abs)
+	if name == "" || name == "." || name == ".." {
+		return nil, fmt.Errorf("--write-kubeconfig %s: names a folder, not a file", path)
 	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s already exists: serve writes a new kubeconfig and never replaces a file", path)
+	refuseUsers := fmt.Errorf("refusing to write %s: serve never touches the user's kubeconfig", path)
+	home, err := filepath.Abs(clientcmd.RecommendedHomeFile)
+	if err == nil && abs == home {
+		return nil, refuseUsers
 	}
+	resolved, err := filepath.EvalSymlinks(folder)
+	if err != nil {
+		return nil, fmt.Errorf("--write-kubeconfig %s: %w", path, err)
+	}
+	dir, err := os.OpenRoot(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("--write-kubeconfig %s: %w", path, err)
+	}
+	k := &kubeconfigFile{path: abs, arg: path, dir: dir, name: name}
+	if k.isUsers(home) {
+		dir.Close()
+		return nil, refuseUsers
+	}
+	if _, err := dir.Lstat(name); err == nil {
+		dir.Close()
+		return nil, fmt.Errorf("%s already exists: serve writes a new kubeconfig and never replaces a file", path)
+	}
+	return k, nil
+}
+
+// isUsers says whether the file would be the user's kubeconfig home,
+// whatever links lead there: the opened folder is home's folder.
+func (k *kubeconfigFile) isUsers(home string) bool {
+	if k.name != filepath.Base(home) {
+		return false
+	}
+	here, err := k.dir.Stat(".")
+	if err != nil {
+		return true // unknown: refused
+	}
+	there, err := os.Stat(filepath.Dir(home))
+	return err == nil && os.SameFile(here, there)
+}
+
+// write creates the file with mode 0600. It appears whole (written
+// beside it, then linked), so a script waiting for it never reads half a
+// kubeconfig.
+func (k *kubeconfigFile) write(data []byte) error {
+	if err := k.create(data); err != nil {
+		return fmt.Errorf("writing the kubeconfig %s: %w", k.arg, err)
+	}
+	fi, err := k.dir.Lstat(k.name)
+	if err != nil {
+		return fmt.Errorf("writing the kubeconfig %s: %w", k.arg, err)
+	}
+	k.written = fi
 	return nil
 }
 
-// createExclusive writes data to path with mode 0600, failing if path
-// exists. The file appears whole (written beside it, then linked), so a
-// script waiting for it never reads half a kubeconfig.
-func createExclusive(path string, data []byte) error {
-	if err := checkKubeconfigPath(path); err != nil {
+func (k *kubeconfigFile) create(data []byte) error {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := ".bundlectl-kubeconfig-" + hex.EncodeToString(rnd[:])
+	if err := writeNew(k.dir, tmp, data); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".bundlectl-kubeconfig-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	err = os.Link(tmp.Name(), path)
+	defer k.dir.Remove(tmp)
+	err := k.dir.Link(tmp, k.name)
 	if err == nil || errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	// A file system without hard links: create the file exclusively.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return writeNew(k.dir, k.name, data)
+}
+
+// writeNew creates name in dir, 0600, failing if it exists (O_EXCL: not
+// even through a link), and removes it again when it cannot be written.
+func writeNew(dir *os.Root, name string, data []byte) error {
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	if err != nil {
+		dir.Remove(name)
+	}
+	return err
+}
+
+// remove removes the file if it is still the one written, and releases
+// the folder.
+func (k *kubeconfigFile) remove() {
+	if k.written != nil {
+		if fi, err := k.dir.Lstat(k.name); err == nil && os.SameFile(fi, k.written) {
+			k.dir.Remove(k.name)
+		}
+	}
+	k.dir.Close()
 }
 
 var unsafeContextChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

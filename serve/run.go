@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -22,10 +23,11 @@ import (
 )
 
 // UpgradeFunc upgrades a legacy bundle (one without discovery.json) to
-// the contract and returns the folder of the upgraded bundle, with a
-// cleanup that removes it. The command layer provides it: the upgrade
-// needs k8s.io/kubernetes, which serve must not import.
-type UpgradeFunc func(ctx context.Context, b *contract.Bundle) (dir string, cleanup func(), err error)
+// the contract, into dir (the run's private folder), and returns the
+// path of the upgraded bundle, with a cleanup that removes it. The
+// command layer provides it: the upgrade needs k8s.io/kubernetes, which
+// serve must not import.
+type UpgradeFunc func(ctx context.Context, b *contract.Bundle, dir string) (path string, cleanup func(), err error)
 
 // Options configure Run.
 type Options struct {
@@ -38,9 +40,9 @@ type Options struct {
 	Port int
 	// InsecureHTTP serves plain HTTP without a token.
 	InsecureHTTP bool
-	// Kubeconfig is where to write the kubeconfig; "" is a new private
-	// folder. It must not exist (nor be ~/.kube/config) and is removed
-	// when Run returns.
+	// Kubeconfig is where to write the kubeconfig; "" is the run's
+	// private folder. It must not exist (nor be ~/.kube/config) and is
+	// removed when Run returns (see kubeconfigFile).
 	Kubeconfig string
 	// Upgrade is called for legacy bundles; nil refuses them.
 	Upgrade UpgradeFunc
@@ -74,16 +76,19 @@ func Run(ctx context.Context, o Options) (err error) {
 	if o.ErrOut == nil {
 		o.ErrOut = io.Discard
 	}
+	var kf *kubeconfigFile
 	if o.Kubeconfig != "" {
 		// Refused before the bundles are loaded, which can take a while.
-		if err := checkKubeconfigPath(o.Kubeconfig); err != nil {
+		if kf, err = openKubeconfigFile(o.Kubeconfig); err != nil {
 			return err
 		}
-		// The export line must hold wherever the user goes next.
-		if o.Kubeconfig, err = filepath.Abs(o.Kubeconfig); err != nil {
-			return err
-		}
+		defer kf.remove()
 	}
+	runDir, err := newRunDir()
+	if err != nil {
+		return fmt.Errorf("making the run's private folder: %w", err)
+	}
+	defer os.RemoveAll(runDir)
 	host := o.Address
 	if host == "" {
 		host = "127.0.0.1"
@@ -100,11 +105,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	}()
 	indexes := make([]*index.Index, len(o.Bundles))
 	for i, path := range o.Bundles {
-		x, cleanup, err := loadBundle(ctx, path, o)
+		x, err := loadBundle(ctx, path, o, runDir)
 		if err != nil {
 			return err
 		}
-		cleanups = append(cleanups, cleanup)
+		cleanups = append(cleanups, func() { x.Close() })
 		indexes[i] = x
 	}
 	// Loading decoded whole files; hand back to the OS what the index
@@ -164,11 +169,10 @@ func Run(ctx context.Context, o Options) (err error) {
 			contexts[i].caPEM, contexts[i].token = creds.caPEM, creds.token
 		}
 	}
-	kubeconfig, removeKubeconfig, err := writeKubeconfig(contexts, o.Kubeconfig)
+	kubeconfig, err := writeKubeconfig(contexts, kf, runDir)
 	if err != nil {
 		return err
 	}
-	cleanups = append(cleanups, removeKubeconfig)
 	for i, x := range indexes {
 		printSummary(o.Out, o.ErrOut, x, contexts[i])
 	}
@@ -205,46 +209,66 @@ func newServer(h http.Handler, creds *credentials) *http.Server {
 	return srv
 }
 
-// loadBundle opens a bundle, upgrading it first when it is legacy.
-func loadBundle(ctx context.Context, path string, o Options) (*index.Index, func(), error) {
+// writeKubeconfig writes the kubeconfig of contexts to kf, else into the
+// run's folder, and returns its path.
+func writeKubeconfig(contexts []kubeContext, kf *kubeconfigFile, runDir string) (string, error) {
+	data, err := encodeKubeconfig(contexts)
+	if err != nil {
+		return "", err
+	}
+	if kf != nil {
+		// The export line must hold wherever the user goes next: kf.path
+		// is absolute.
+		return kf.path, kf.write(data)
+	}
+	path := filepath.Join(runDir, "kubeconfig")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	return path, nil
+}
+
+// loadBundle opens a bundle, upgrading it first (into runDir) when it is
+// legacy, and loads it. The index holds everything it serves (the logs
+// in a spool of its own), so the bundle, and an upgraded copy, are
+// released as soon as it is loaded.
+func loadBundle(ctx context.Context, path string, o Options, runDir string) (*index.Index, error) {
 	b, err := contract.OpenContext(ctx, path, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits, KeepStream: true})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	name := b.Path // a URL's secrets redacted
-	cleanup := func() { b.Close() }
 	if !b.HasClusterResources {
-		cleanup()
-		return nil, nil, fmt.Errorf("%s: %s, so there is nothing to serve; bundlectl inspect tells what it holds", name, contract.NoClusterResources)
+		b.Close()
+		return nil, fmt.Errorf("%s: %s, so there is nothing to serve; bundlectl inspect tells what it holds", name, contract.NoClusterResources)
 	}
 	if b.DiscoveryJSON == nil {
 		if o.Upgrade == nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("%s: bundle is legacy; upgrade hook not configured", name)
+			b.Close()
+			return nil, fmt.Errorf("%s: bundle is legacy; upgrade hook not configured", name)
 		}
-		dir, upgraded, err := o.Upgrade(ctx, b)
-		cleanup()
+		upgradedPath, removeUpgraded, err := o.Upgrade(ctx, b, runDir)
+		b.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("upgrading %s: %w", name, err)
+			return nil, fmt.Errorf("upgrading %s: %w", name, err)
 		}
-		if b, err = contract.Open(dir, o.Limits); err != nil {
-			upgraded()
-			return nil, nil, fmt.Errorf("opening the upgraded %s: %w", name, err)
+		defer removeUpgraded()
+		if b, err = contract.Open(upgradedPath, o.Limits); err != nil {
+			return nil, fmt.Errorf("opening the upgraded %s: %w", name, err)
 		}
-		cleanup = func() { b.Close(); upgraded() }
 		// The upgrade's heap is garbage now, up to twice its largest
 		// object; collected before the index is built, it is reused
 		// rather than added to: one 400 MB ConfigMap peaked at 1.4 GB
 		// without, 0.9 GB with.
 		runtime.GC()
 	}
+	defer b.Close()
 	x, err := index.Load(ctx, b)
 	if err != nil {
-		cleanup()
-		return nil, nil, err
+		return nil, err
 	}
 	x.Name = name
-	return x, func() { x.Close(); cleanup() }, nil
+	return x, nil
 }
 
 // isLoopback says whether host is only reachable from this machine.

@@ -147,11 +147,14 @@ func TestRunInsecureAndUpgrade(t *testing.T) {
 	kubeconfig, _, stop := startRun(t, Options{
 		Bundles:      []string{legacyDir},
 		InsecureHTTP: true,
-		Upgrade: func(ctx context.Context, b *contract.Bundle) (string, func(), error) {
-			upgraded = b.DiscoveryJSON == nil
+		Upgrade: func(ctx context.Context, b *contract.Bundle, dir string) (string, func(), error) {
+			upgraded = b.DiscoveryJSON == nil && strings.HasPrefix(filepath.Base(dir), runDirPrefix)
 			return smallBundle(t), func() { cleaned = true }, nil
 		},
 	})
+	if !upgraded || !cleaned {
+		t.Errorf("upgrade hook called %v (in the run's folder), cleanup called once loaded %v", upgraded, cleaned)
+	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -166,9 +169,6 @@ func TestRunInsecureAndUpgrade(t *testing.T) {
 	resp.Body.Close()
 	if err := stop(); err != nil {
 		t.Fatal(err)
-	}
-	if !upgraded || !cleaned {
-		t.Errorf("upgrade hook called %v, cleanup called %v", upgraded, cleaned)
 	}
 }
 
@@ -311,5 +311,60 @@ func TestRunPort(t *testing.T) {
 	want := []string{fmt.Sprintf("http://127.0.0.1:%d", port), fmt.Sprintf("http://127.0.0.1:%d", port+1)}
 	if !slices.Equal(servers, want) {
 		t.Errorf("servers %v, want %v", servers, want)
+	}
+}
+
+// TestRunKubeconfigThroughLinks: the kubeconfig is never written through
+// a link, and it is removed from the folder it was written to, only if it
+// is still the file written, even when a link in its path now leads
+// elsewhere: removing by path had removed whatever the path named at exit
+// (the user's own kubeconfig, through a folder link changed meanwhile).
+func TestRunKubeconfigThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
+	for _, d := range []string{first, second} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The name itself a link, even to nothing: refused, nothing created.
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink(filepath.Join(second, "target"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	err := Run(context.Background(), Options{Bundles: []string{"/nonexistent/bundle"}, Kubeconfig: dangling})
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("a link as the kubeconfig: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(second, "target")); !os.IsNotExist(err) {
+		t.Errorf("written through the link: %v", err)
+	}
+
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(first, link); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, _, stop := startRun(t, Options{Bundles: []string{smallBundle(t)}, Kubeconfig: filepath.Join(link, "kubeconfig")})
+	if _, err := os.Stat(filepath.Join(first, "kubeconfig")); err != nil || kubeconfig != filepath.Join(link, "kubeconfig") {
+		t.Fatalf("kubeconfig %s not written in the folder the link named: %v", kubeconfig, err)
+	}
+	// The link now leads to a folder holding someone's own kubeconfig.
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(second, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(second, "kubeconfig"), []byte("mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(second, "kubeconfig")); string(data) != "mine\n" {
+		t.Errorf("the other folder's kubeconfig was removed or changed: %q %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(first, "kubeconfig")); !os.IsNotExist(err) {
+		t.Errorf("the kubeconfig written is left: %v", err)
 	}
 }

@@ -252,11 +252,14 @@ func smallBundleCopy(t *testing.T, dir string) string {
 // built from a URL.
 func TestServerNeverMapsAURLToAPath(t *testing.T) {
 	allowed := map[string][]string{
-		"writeKubeconfig":     {"os.MkdirTemp", "filepath.Join", "os.WriteFile", "os.RemoveAll", "os.Remove"},
-		"checkKubeconfigPath": {"filepath.Abs", "os.Lstat"},
-		"createExclusive":     {"os.CreateTemp", "filepath.Dir", "os.Remove", "os.Link", "os.OpenFile"},
-		"contextNames":        {"filepath.Base", "filepath.Clean"},
-		"Run":                 {"filepath.Abs"},
+		"writeKubeconfig":    {"filepath.Join", "os.WriteFile"},
+		"openKubeconfigFile": {"filepath.Abs", "filepath.EvalSymlinks", "os.OpenRoot"},
+		"isUsers":            {"filepath.Base", "filepath.Dir", "os.Stat"},
+		"newRunDir":          {"os.MkdirTemp"},
+		"sweepRunDirs":       {"os.ReadDir", "filepath.Join", "os.RemoveAll"},
+		"processTag":         {"os.ReadFile"}, // /proc/<pid>/stat
+		"contextNames":       {"filepath.Base", "filepath.Clean"},
+		"Run":                {"os.RemoveAll"}, // the run's folder
 	}
 	fileAPIs := map[string]bool{}
 	for _, f := range []string{"Open", "OpenFile", "OpenInRoot", "OpenRoot", "ReadFile", "ReadDir", "Stat", "Lstat", "Readlink",

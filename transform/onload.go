@@ -16,14 +16,15 @@ import (
 // (one without discovery.json), in the shape of serve.UpgradeFunc: serve
 // cannot upgrade by itself, since the upgrade needs k8s.io/kubernetes,
 // which serve never imports. The bundle is upgraded into an uncompressed
-// tar in a temporary folder that cleanup removes; log is told the
-// collection time the ages are computed at, and every problem.
+// tar (0600) in a folder of its own inside dir, the run's private folder,
+// which cleanup removes (serve does once the bundle is loaded); log is
+// told the collection time the ages are computed at, and every problem.
 // collectedAt, when not zero, overrides the time the bundle tells, and
 // kubeVersion, when set, the Kubernetes version the tables are rendered
 // for.
-func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) func(ctx context.Context, b *contract.Bundle) (path string, cleanup func(), err error) {
-	return func(ctx context.Context, b *contract.Bundle) (string, func(), error) {
-		dir, err := os.MkdirTemp("", "bundlectl-serve-")
+func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) func(ctx context.Context, b *contract.Bundle, dir string) (path string, cleanup func(), err error) {
+	return func(ctx context.Context, b *contract.Bundle, dir string) (string, func(), error) {
+		dir, err := os.MkdirTemp(dir, "upgraded-")
 		if err != nil {
 			return "", nil, err
 		}
@@ -38,6 +39,9 @@ func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) fun
 		sum, err := Run(ctx, b, w, RunOptions{CollectedAt: collectedAt, KubeVersion: kubeVersion})
 		if err == nil {
 			err = w.Commit(ctx)
+		}
+		if err == nil {
+			err = os.Chmod(dest, 0o600) // published 0644, as outputs are
 		}
 		if err != nil {
 			cleanup()

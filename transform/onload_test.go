@@ -14,8 +14,8 @@ import (
 	"github.com/bundlectl/bundlectl/transform"
 )
 
-// serve upgrades a legacy bundle on load into a temporary tar, which the
-// cleanup removes, and says at what time the ages are and what it could
+// serve upgrades a legacy bundle on load into a private tar in the
+// folder it gives, which the cleanup removes, and says at what time the ages are and what it could
 // not table.
 func TestUpgradeOnLoad(t *testing.T) {
 	src := contracttest.WriteTarGz(t, t.TempDir(), "old.tar.gz", []contracttest.File{
@@ -29,9 +29,13 @@ func TestUpgradeOnLoad(t *testing.T) {
 	defer b.Close()
 	var log bytes.Buffer
 	at := time.Date(2025, 11, 20, 10, 0, 0, 0, time.UTC)
-	path, cleanup, err := transform.UpgradeOnLoad(at, "", &log)(context.Background(), b)
+	runDir := t.TempDir()
+	path, cleanup, err := transform.UpgradeOnLoad(at, "", &log)(context.Background(), b, runDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 || filepath.Dir(filepath.Dir(path)) != runDir {
+		t.Errorf("upgraded into %s, want a private file in %s: %v %v", path, runDir, fi.Mode(), err)
 	}
 	upgraded, err := contract.Open(path, contract.DefaultLimits)
 	if err != nil {

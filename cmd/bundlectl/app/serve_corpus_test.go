@@ -78,7 +78,7 @@ func TestServeCorpus(t *testing.T) {
 
 // serveForTest runs what `bundlectl serve` runs until the test ends, and
 // returns the kubeconfig and the bundle served: the upgraded copy for a
-// legacy bundle.
+// legacy bundle, kept until the test ends.
 func serveForTest(t *testing.T, o *serveOptions, bundle string) (kubeconfig, served string) {
 	t.Helper()
 	var out bytes.Buffer
@@ -92,10 +92,14 @@ func serveForTest(t *testing.T, o *serveOptions, bundle string) (kubeconfig, ser
 	so := o.serve
 	served = bundle
 	upgrade := so.Upgrade
-	so.Upgrade = func(ctx context.Context, b *contract.Bundle) (string, func(), error) {
-		dir, cleanup, err := upgrade(ctx, b)
-		served = dir
-		return dir, cleanup, err
+	// The upgraded copy is written where it outlives the load (serve
+	// removes its own as soon as the bundle is loaded), for the test to
+	// read.
+	keep := t.TempDir()
+	so.Upgrade = func(ctx context.Context, b *contract.Bundle, _ string) (string, func(), error) {
+		path, _, err := upgrade(ctx, b, keep)
+		served = path
+		return path, func() {}, err
 	}
 	ready := make(chan string, 1)
 	so.Ready = func(k string) { ready <- k }
