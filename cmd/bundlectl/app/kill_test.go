@@ -17,8 +17,10 @@ import (
 )
 
 // TestUpgradeKilled kills `bundlectl upgrade` of a generated bundle at
-// several points, with SIGKILL (nothing can clean up) and SIGINT (Ctrl-C).
-// Whenever it stops, OLD is unchanged and NEW does not exist. SIGINT
+// several points, with SIGKILL (nothing can clean up), SIGINT (Ctrl-C)
+// and the other signals that tell a process to end (SIGTERM, SIGHUP of a
+// closed terminal, SIGQUIT), which end it as Ctrl-C does. Whenever it
+// stops, OLD is unchanged and NEW does not exist. A signal it catches
 // leaves nothing at all; SIGKILL leaves at most the one hidden partial
 // file beside NEW (.NEW.tmp-*) and nothing in the temporary folder: the
 // spool of a table has no name. An upgrade run afterwards gives a
@@ -65,6 +67,9 @@ func TestUpgradeKilled(t *testing.T) {
 		{"SIGKILL at 1 MiB", syscall.SIGKILL, func(int) bool { return size(partial()) >= 1<<20 }},
 		{"SIGINT once NEW's file exists", syscall.SIGINT, func(int) bool { return partial() != "" }},
 		{"SIGINT at 1 MiB", syscall.SIGINT, func(int) bool { return size(partial()) >= 1<<20 }},
+		{"SIGTERM at 1 MiB", syscall.SIGTERM, func(int) bool { return size(partial()) >= 1<<20 }},
+		{"SIGHUP at 1 MiB", syscall.SIGHUP, func(int) bool { return size(partial()) >= 1<<20 }},
+		{"SIGQUIT at 1 MiB", syscall.SIGQUIT, func(int) bool { return size(partial()) >= 1<<20 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -106,9 +111,10 @@ func TestUpgradeKilled(t *testing.T) {
 				t.Errorf("NEW exists: %v", err)
 			}
 			left := dirNames(t, out)
+			caught := tc.signal != syscall.SIGKILL
 			switch {
-			case tc.signal == syscall.SIGINT && len(left) != 0:
-				t.Errorf("SIGINT left %v beside NEW", left)
+			case caught && len(left) != 0:
+				t.Errorf("%s left %v beside NEW", tc.signal, left)
 			case len(left) > 1 || len(left) == 1 && !strings.HasPrefix(left[0], ".new.tar.gz.tmp-"):
 				t.Errorf("SIGKILL left %v beside NEW, want at most one .new.tar.gz.tmp-*", left)
 			}
@@ -118,8 +124,11 @@ func TestUpgradeKilled(t *testing.T) {
 			if p := partial(); p != "" {
 				os.Remove(p) // each kill is judged on its own
 			}
-			if tc.signal == syscall.SIGINT && !strings.Contains(stderr.String(), "bundlectl: ") {
-				t.Errorf("no error after SIGINT:\n%s", stderr.String())
+			if caught && !strings.Contains(stderr.String(), "bundlectl: ") {
+				t.Errorf("no error after %s:\n%s", tc.signal, stderr.String())
+			}
+			if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); caught && ws.Signaled() {
+				t.Errorf("killed by %s without cleaning up", ws.Signal())
 			}
 		})
 	}
@@ -139,15 +148,23 @@ func TestUpgradeKilled(t *testing.T) {
 // starts with prefix, already removed from its folder: a table spool
 // (bundlectl-table-*), a download's (bundlectl-spool-*).
 func holdsNameless(pid int, prefix string) bool {
+	return slices.ContainsFunc(openFiles(pid), func(f string) bool {
+		return strings.Contains(f, prefix) && strings.HasSuffix(f, "(deleted)")
+	})
+}
+
+// openFiles are the paths of the files a process holds open, as
+// /proc/PID/fd tells them (" (deleted)" after a removed file's).
+func openFiles(pid int) []string {
 	fds, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
 	if err != nil {
-		return false
+		return nil
 	}
+	var files []string
 	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "fd", fd.Name()))
-		if err == nil && strings.Contains(target, prefix) && strings.HasSuffix(target, "(deleted)") {
-			return true
+		if target, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "fd", fd.Name())); err == nil {
+			files = append(files, target)
 		}
 	}
-	return false
+	return files
 }

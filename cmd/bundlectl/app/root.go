@@ -5,14 +5,10 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +29,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 
 // Main runs bundlectl with args and returns the process exit code.
 func Main(args []string, streams IOStreams) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := exitContext(streams)
 	defer stop()
 	cmd := NewRootCommand(streams)
 	cmd.SetArgs(args)

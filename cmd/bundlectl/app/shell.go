@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -54,13 +54,22 @@ func (o *shellOptions) Complete(args []string) error {
 	return o.serveOptions.Complete(args)
 }
 
-// Run serves the bundle for as long as the shell runs. Ctrl-C typed in
-// the shell also reaches bundlectl (they share the terminal's process
-// group) and cancels the parent context, so the server is stopped by the
-// shell's exit instead; SIGTERM and SIGHUP are passed on to the shell.
+// shellGrace is how long the shell is given to end once told to (an
+// interactive shell ignores SIGTERM) before it is killed, so that serve
+// stops and removes what it wrote.
+const shellGrace = 5 * time.Second
+
+// Run serves the bundle for as long as the shell runs. Until the shell
+// starts, bundlectl ends as every command does (exitContext). Then Ctrl-C
+// and Ctrl-\ typed in the shell also reach bundlectl (they share the
+// terminal's process group) and cancel the parent context, which serve no
+// longer follows: the shell decides. Every other way of being told to end
+// (SIGTERM, SIGHUP, a closed output, the parent's death) is passed on to
+// the shell, as the signal or as SIGHUP, and serve stops when it exits.
 func (o *shellOptions) Run(parent context.Context) error {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	followParent := context.AfterFunc(parent, cancel)
 	shell := os.Getenv("SHELL")
 	if shell == "" {
 		shell = "/bin/sh"
@@ -73,6 +82,9 @@ func (o *shellOptions) Run(parent context.Context) error {
 		so.Out = o.ErrOut
 	}
 	so.Ready = func(kubeconfig string) {
+		if !followParent() {
+			return // told to end while loading
+		}
 		if o.command == "" {
 			fmt.Fprintf(o.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
 		}
@@ -84,18 +96,15 @@ func (o *shellOptions) Run(parent context.Context) error {
 			cancel()
 			return
 		}
-		signals := make(chan os.Signal, 1)
-		signal.Notify(signals, syscall.SIGTERM, syscall.SIGHUP)
+		exits := watchExits(ctx, o.IOStreams, []os.Signal{syscall.SIGTERM, syscall.SIGHUP})
 		done := make(chan error, 1)
 		go func() { done <- c.Wait() }()
 		go func() {
 			defer cancel()
-			defer signal.Stop(signals)
 			select {
 			case shellErr = <-done:
-			case sig := <-signals:
-				c.Process.Signal(sig)
-				<-done
+			case ev := <-exits:
+				shellErr = endShell(c, ev, done)
 			}
 		}()
 	}
@@ -104,10 +113,32 @@ func (o *shellOptions) Run(parent context.Context) error {
 	}
 	var ee *exec.ExitError
 	if errors.As(shellErr, &ee) {
-		if code := ee.ExitCode(); code > 0 {
+		code := ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as shells report a command a signal ended
+		}
+		if code > 0 {
 			return exitError{code: code}
 		}
 		return nil
 	}
 	return shellErr
+}
+
+// endShell passes ev on to the shell (the signal received, else SIGHUP:
+// what a closed terminal sends) and waits for it to end, killing it after
+// shellGrace.
+func endShell(c *exec.Cmd, ev exitEvent, done <-chan error) error {
+	sig := ev.signal
+	if sig == nil || sig == syscall.SIGPIPE {
+		sig = syscall.SIGHUP
+	}
+	c.Process.Signal(sig)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(shellGrace):
+		c.Process.Kill()
+		return <-done
+	}
 }
