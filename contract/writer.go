@@ -128,6 +128,13 @@ func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("creating %s: %w", dest, err)
 	}
 	w.tmp = w.file.Name()
+	if dest == "-" && os.Remove(w.tmp) == nil {
+		// Standard output's copy is read back through the descriptor
+		// alone: nameless, it is gone however the process ends, SIGKILL
+		// included (where a file cannot be removed while open, Commit
+		// and Abort remove it).
+		w.tmp = ""
+	}
 	w.buf = bufio.NewWriterSize(w.file, 1<<20)
 	var out io.Writer = w.buf
 	if w.format == FormatTarGz {
@@ -430,6 +437,9 @@ func (w *Writer) Commit(ctx context.Context) (err error) {
 		}
 		w.file.Close()
 		w.done = true
+		if w.tmp == "" {
+			return nil
+		}
 		return os.Remove(w.tmp)
 	}
 	if err := w.file.Sync(); err != nil {

@@ -368,6 +368,43 @@ func TestUpgradeToClosedOutput(t *testing.T) {
 	checkEmpty(t, "upgrade to a closed output", tmp)
 }
 
+// TestUpgradeToStdoutKilled: `upgrade OLD -` keeps what it writes to
+// standard output in a file of the temporary folder until it is
+// complete; killed with SIGKILL meanwhile, it left the whole bundle
+// there. The file has no name from its start.
+func TestUpgradeToStdoutKilled(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	old := filepath.Join(dir, contracttest.BundleRoot(contracttest.GeneratedAt)+".tar.gz")
+	spec := contracttest.Small()
+	spec.Pods = 1000
+	if _, err := contracttest.WriteBundleFile(old, spec); err != nil {
+		t.Fatal(err)
+	}
+	cmd := bundlectlCmd(t, dir, []string{"TMPDIR=" + tmp}, "upgrade", old, "-")
+	cmd.Stdout = io.Discard
+	r := start(t, cmd)
+	pid := r.cmd.Process.Pid
+	for deadline := time.Now().Add(time.Minute); !holds(pid, "bundlectl-stdout.tmp-"); time.Sleep(2 * time.Millisecond) {
+		select {
+		case <-r.done:
+			t.Fatalf("the upgrade ended before its output file was made:\n%s", r.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no output file within a minute")
+		}
+	}
+	r.cmd.Process.Kill()
+	<-r.done
+	checkEmpty(t, "upgrade to standard output killed", tmp)
+}
+
+// holds says whether a process holds open a file whose name holds part,
+// removed from its folder or not.
+func holds(pid int, part string) bool {
+	return slices.ContainsFunc(openFiles(pid), func(f string) bool { return strings.Contains(f, part) })
+}
+
 // TestUpgradeParentGone: an upgrade whose parent ended (here in a
 // download that stalls) ends as Ctrl-C ends it, with no NEW and nothing
 // in the temporary folder, where it waited on for nobody.
