@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,8 @@ type shellOptions struct {
 	// command, when set, is run by the shell (-c) instead of an
 	// interactive session, for scripts: its output alone is on stdout.
 	command string
+	// keepTokenEnv passes $BUNDLECTL_TOKEN on to the shell.
+	keepTokenEnv bool
 }
 
 func newShellCommand(streams IOStreams) *cobra.Command {
@@ -33,8 +36,10 @@ func newShellCommand(streams IOStreams) *cobra.Command {
 		Long: `Shell serves the bundles as serve does (one kubeconfig context each, the
 first one current) and starts $SHELL (or /bin/sh) with KUBECONFIG set to
 their kubeconfig and BUNDLECTL_BUNDLE to the first bundle, so kubectl, k9s
-and other clients read the bundles. Exiting the shell stops the servers
-and removes the kubeconfig; shell exits with the shell's status.
+and other clients read the bundles; $BUNDLECTL_TOKEN, the bundle store's
+credential, is left out of its environment unless --keep-token-env.
+Exiting the shell stops the servers and removes the kubeconfig; shell
+exits with the shell's status.
 
 With -c COMMAND the shell runs COMMAND ($SHELL -c COMMAND) instead of a
 session, for scripts: what serve prints goes to standard error, so
@@ -46,6 +51,7 @@ standard output is the command's alone.
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.command, "command", "c", "", "run this command with the shell and exit with its status, instead of an interactive shell")
+	cmd.Flags().BoolVar(&o.keepTokenEnv, "keep-token-env", false, "pass $"+contract.TokenEnv+" on to the shell (by default it is removed from the shell's environment: it is the bundle store's credential, which kubectl does not need)")
 	return cmd
 }
 
@@ -89,7 +95,7 @@ func (o *shellOptions) Run(parent context.Context) error {
 			fmt.Fprintf(o.Out, "Starting %s with this KUBECONFIG; exit the shell to stop serving.\n", shell)
 		}
 		c := exec.Command(shell, argv...)
-		c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "BUNDLECTL_BUNDLE="+contract.SourceName(o.bundle))
+		c.Env = shellEnv(os.Environ(), o.keepTokenEnv, "KUBECONFIG="+kubeconfig, "BUNDLECTL_BUNDLE="+contract.SourceName(o.bundle))
 		c.Stdin, c.Stdout, c.Stderr = o.In, o.Out, o.ErrOut
 		if err := c.Start(); err != nil {
 			shellErr = fmt.Errorf("starting %s: %w", shell, err)
@@ -141,4 +147,22 @@ func endShell(c *exec.Cmd, ev exitEvent, done <-chan error) error {
 		c.Process.Kill()
 		return <-done
 	}
+}
+
+// tokenEnv is the variable a bundle store's token may come in
+// (contract.TokenEnv).
+var tokenEnv = contract.TokenEnv + "="
+
+// shellEnv is the shell's environment: env without the bundle store's
+// token unless keepToken (kubectl has no use for it, and every command of
+// the shell would inherit it), with set added last (the last value of a
+// name wins).
+func shellEnv(env []string, keepToken bool, set ...string) []string {
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		if keepToken || !strings.HasPrefix(kv, tokenEnv) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
 }
