@@ -24,10 +24,11 @@ import (
 
 // UpgradeFunc upgrades a legacy bundle (one without discovery.json) to
 // the contract, into dir (the run's private folder), and returns the
-// path of the upgraded bundle, with a cleanup that removes it. The
-// command layer provides it: the upgrade needs k8s.io/kubernetes, which
-// serve must not import.
-type UpgradeFunc func(ctx context.Context, b *contract.Bundle, dir string) (path string, cleanup func(), err error)
+// path of the upgraded bundle, the problems it found (which serve prints
+// with the index's warnings, see upgradeWarnings), and a cleanup that
+// removes the upgraded bundle. The command layer provides it: the upgrade
+// needs k8s.io/kubernetes, which serve must not import.
+type UpgradeFunc func(ctx context.Context, b *contract.Bundle, dir string) (path string, problems []contract.Problem, cleanup func(), err error)
 
 // Options configure Run.
 type Options struct {
@@ -242,17 +243,19 @@ func loadBundle(ctx context.Context, path string, o Options, runDir string) (*in
 		b.Close()
 		return nil, fmt.Errorf("%s: %s, so there is nothing to serve; bundlectl inspect tells what it holds", name, contract.NoClusterResources)
 	}
+	var upgradeProblems []contract.Problem
 	if b.DiscoveryJSON == nil {
 		if o.Upgrade == nil {
 			b.Close()
 			return nil, fmt.Errorf("%s: bundle is legacy; upgrade hook not configured", name)
 		}
-		upgradedPath, removeUpgraded, err := o.Upgrade(ctx, b, runDir)
+		upgradedPath, problems, removeUpgraded, err := o.Upgrade(ctx, b, runDir)
 		b.Close()
 		if err != nil {
 			return nil, fmt.Errorf("upgrading %s: %w", name, err)
 		}
 		defer removeUpgraded()
+		upgradeProblems = problems
 		if b, err = contract.Open(upgradedPath, o.Limits); err != nil {
 			return nil, fmt.Errorf("opening the upgraded %s: %w", name, err)
 		}
@@ -268,6 +271,9 @@ func loadBundle(ctx context.Context, path string, o Options, runDir string) (*in
 		return nil, err
 	}
 	x.Name = name
+	if upgradeProblems != nil {
+		x.Warnings = upgradeWarnings(name, upgradeProblems, x.Warnings)
+	}
 	return x, nil
 }
 

@@ -147,9 +147,9 @@ func TestRunInsecureAndUpgrade(t *testing.T) {
 	kubeconfig, _, stop := startRun(t, Options{
 		Bundles:      []string{legacyDir},
 		InsecureHTTP: true,
-		Upgrade: func(ctx context.Context, b *contract.Bundle, dir string) (string, func(), error) {
+		Upgrade: func(ctx context.Context, b *contract.Bundle, dir string) (string, []contract.Problem, func(), error) {
 			upgraded = b.DiscoveryJSON == nil && strings.HasPrefix(filepath.Base(dir), runDirPrefix)
-			return smallBundle(t), func() { cleaned = true }, nil
+			return smallBundle(t), nil, func() { cleaned = true }, nil
 		},
 	})
 	if !upgraded || !cleaned {

@@ -18,34 +18,32 @@ import (
 // which serve never imports. The bundle is upgraded into an uncompressed
 // tar (0600) in a folder of its own inside dir, the run's private folder,
 // which cleanup removes (serve does once the bundle is loaded); log is
-// told the collection time the ages are computed at, and every problem.
-// collectedAt, when not zero, overrides the time the bundle tells, and
-// kubeVersion, when set, the Kubernetes version the tables are rendered
-// for.
-func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) func(ctx context.Context, b *contract.Bundle, dir string) (path string, cleanup func(), err error) {
-	return func(ctx context.Context, b *contract.Bundle, dir string) (string, func(), error) {
+// told the collection time the ages are computed at. The problems are
+// returned, not printed: serve prints them with what it finds in the same
+// files when it loads the copy, each file once. collectedAt, when not
+// zero, overrides the time the bundle tells, and kubeVersion, when set,
+// the Kubernetes version the tables are rendered for.
+func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) func(ctx context.Context, b *contract.Bundle, dir string) (path string, problems []contract.Problem, cleanup func(), err error) {
+	return func(ctx context.Context, b *contract.Bundle, dir string) (string, []contract.Problem, func(), error) {
 		dir, err := os.MkdirTemp(dir, "upgraded-")
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		cleanup := func() { os.RemoveAll(dir) }
 		dest := filepath.Join(dir, "upgraded.tar")
 		w, err := contract.CreateWriter(dest, contract.WriterOptions{})
 		if err != nil {
 			cleanup()
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		defer w.Abort()
 		sum, err := Run(ctx, b, w, RunOptions{CollectedAt: collectedAt, KubeVersion: kubeVersion})
 		if err == nil {
 			err = w.Commit(ctx)
 		}
-		if err == nil {
-			err = os.Chmod(dest, 0o600) // published 0644, as outputs are
-		}
 		if err != nil {
 			cleanup()
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		// What the bundle gave is escaped: it cannot rewrite the terminal.
 		esc := termtext.Escape
@@ -54,9 +52,6 @@ func UpgradeOnLoad(collectedAt time.Time, kubeVersion string, log io.Writer) fun
 		if sum.RenderedForNote != "" {
 			fmt.Fprintf(log, "note: %s: %s\n", esc(b.Path), esc(sum.RenderedForNote))
 		}
-		for _, p := range sum.Problems {
-			fmt.Fprintf(log, "warning: %s: %s: %s\n", esc(b.Path), esc(p.Path), esc(p.Message))
-		}
-		return dest, cleanup, nil
+		return dest, sum.Problems, cleanup, nil
 	}
 }

@@ -96,10 +96,10 @@ func serveForTest(t *testing.T, o *serveOptions, bundle string) (kubeconfig, ser
 	// removes its own as soon as the bundle is loaded), for the test to
 	// read.
 	keep := t.TempDir()
-	so.Upgrade = func(ctx context.Context, b *contract.Bundle, _ string) (string, func(), error) {
-		path, _, err := upgrade(ctx, b, keep)
+	so.Upgrade = func(ctx context.Context, b *contract.Bundle, _ string) (string, []contract.Problem, func(), error) {
+		path, problems, _, err := upgrade(ctx, b, keep)
 		served = path
-		return path, func() {}, err
+		return path, problems, func() {}, err
 	}
 	ready := make(chan string, 1)
 	so.Ready = func(k string) { ready <- k }
