@@ -350,7 +350,11 @@ func printSummary(out, errOut io.Writer, x *index.Index, c kubeContext) {
 		parts = append(parts, fmt.Sprintf("%s %d", rc.Resource, rc.Objects))
 	}
 	fmt.Fprintf(out, "Serving %s as context %q at %s\n", x.Name, c.name, c.server)
-	fmt.Fprintf(out, "  Kubernetes %s, collected %s (ages are as of then)\n", termtext.Escape(x.Version.GitVersion), x.CollectedAt.Format(time.RFC3339))
+	collected := "collected " + x.CollectedAt.Format(time.RFC3339) + " (ages are as of then)"
+	if x.CollectedAt.IsZero() {
+		collected = "collection time unknown (the bundle does not tell it)"
+	}
+	fmt.Fprintf(out, "  Kubernetes %s, %s\n", termtext.Escape(x.Version.GitVersion), collected)
 	fmt.Fprintf(out, "  %d objects in %d resources: %s\n", total, len(counts), termtext.Escape(strings.Join(parts, ", ")))
 	for _, w := range x.Warnings {
 		fmt.Fprintf(errOut, "warning: %s: %s\n", x.Name, termtext.Escape(w))

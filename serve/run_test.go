@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -109,6 +110,28 @@ func TestRun(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "GET /") {
 		t.Errorf("requests logged without Verbose:\n%s", out.String())
+	}
+}
+
+// A bundle that does not tell when it was collected is served, and the
+// summary says the time is unknown, where it printed "collected
+// 0001-01-01T00:00:00Z".
+func TestRunCollectedAtUnknown(t *testing.T) {
+	files := servetest.Small()
+	d, err := contract.ParseDiscovery(files[contract.DiscoveryPath()])
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.CollectedAt = metav1.Time{}
+	if files[contract.DiscoveryPath()], err = d.Marshal(); err != nil {
+		t.Fatal(err)
+	}
+	_, out, stop := startRun(t, Options{Bundles: []string{files.WriteDir(t, t.TempDir())}})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  Kubernetes v1.31.2, collection time unknown (the bundle does not tell it)\n"; !strings.Contains(out.String(), want) || strings.Contains(out.String(), "0001-") {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }
 
