@@ -104,8 +104,8 @@ func checkEmpty(t *testing.T, what, dir string) {
 // TestServeExits ends `bundlectl serve` of a legacy bundle with logs
 // (upgraded on load) every way a process can be told to end from
 // outside. Each time it ends by itself and leaves nothing in the
-// temporary folder: not its kubeconfig with the token, nor the upgraded
-// bundle, nor a log. Only Ctrl-C and SIGTERM did; SIGHUP (a closed
+// temporary folder: not its kubeconfig with the token (nor the file
+// --write-kubeconfig named), nor the upgraded bundle, nor a log. Only Ctrl-C and SIGTERM did; SIGHUP (a closed
 // terminal), SIGQUIT and a closed output (`serve -v ... | head`) killed
 // it on the spot.
 func TestServeExits(t *testing.T) {
@@ -122,6 +122,23 @@ func TestServeExits(t *testing.T) {
 			checkEmpty(t, "serve ended by "+sig.String(), tmp)
 		})
 	}
+	t.Run("SIGHUP with --write-kubeconfig", func(t *testing.T) {
+		tmp, dir := t.TempDir(), t.TempDir()
+		kubeconfig := filepath.Join(dir, "kubeconfig")
+		r := start(t, bundlectlCmd(t, dir, []string{"TMPDIR=" + tmp}, "serve", "--write-kubeconfig", kubeconfig, example))
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(kubeconfig); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no kubeconfig:\n%s", r.stderr)
+			}
+		}
+		r.cmd.Process.Signal(syscall.SIGHUP)
+		r.wait(t, "SIGHUP")
+		checkEmpty(t, "serve ended by SIGHUP", tmp)
+		checkEmpty(t, "serve ended by SIGHUP", dir)
+	})
 	t.Run("closed stderr", func(t *testing.T) {
 		// serve -v 2>&1 | head: a request's line finds no reader.
 		tmp := t.TempDir()
