@@ -42,14 +42,33 @@ type List struct {
 	// v1alpha1 lists), which a server serving it writes so when empty.
 	NoItems bool
 
-	types []itemType // apiVersion and kind of each item, as it says
+	// What each item says of its type and identity, read in the pass
+	// that splits it and kept compact, since a list can hold millions
+	// of small items: types indexes typeNames, the distinct types in
+	// the order they first occur, and keys, every item's storage key
+	// one after the other.
+	types     []itemType
+	typeNames []typeName
+	keys      string
+	// n counts the items, kept or not (ScanList keeps none).
+	n int
 	// duplicates counts the members readers use that occur more than
 	// once; duplicateKeys names the first few (DuplicateKeys).
 	duplicates    int
 	duplicateKeys []string
 }
 
-type itemType struct{ apiVersion, kind, namespace, name string }
+// itemType is an item's type, an index in typeNames, and its storage key,
+// keys[start:end]: namespace/name, whose slash is at sep, or the name
+// alone, sep == start, when it has no namespace.
+type itemType struct{ typ, start, sep, end uint32 }
+
+// typeName is an apiVersion and kind pair some item says it has, and the
+// index of the first that does.
+type typeName struct {
+	apiVersion, kind string
+	first            int
+}
 
 // ItemTypeMeta is the part of an item that tells its type and identity.
 type ItemTypeMeta struct {
@@ -71,6 +90,18 @@ var ErrNotAList = errors.New("not a list of Kubernetes objects")
 // member that occurs twice is read as encoding/json reads it, the last
 // one, and recorded (see DuplicateKeys).
 func DecodeList(data []byte, format Format) (*List, error) {
+	return decodeList(data, format, &itemSink{keepAll: true})
+}
+
+// ScanList reads a list as DecodeList does, but keeps only the items
+// whose name keep accepts (none when keep is nil): Items and the item
+// methods cover those, Len counts them all. A reader that counts and
+// checks the items of a list holds its file and nothing per item.
+func ScanList(data []byte, format Format, keep func(name string) bool) (*List, error) {
+	return decodeList(data, format, &itemSink{keep: keep})
+}
+
+func decodeList(data []byte, format Format, s *itemSink) (*List, error) {
 	if format == FormatYAML {
 		j, err := yamlToJSON(data)
 		if err != nil {
@@ -85,16 +116,16 @@ func DecodeList(data []byte, format Format) (*List, error) {
 	switch data[0] {
 	case '[':
 		l := &List{Shape: ShapeArray}
-		elements, end := l.elements(data, 0)
-		if end != len(data) {
+		s.start(l)
+		if end := l.elements(data, 0, s); end != len(data) {
 			return nil, invalidJSON(data)
 		}
-		if err := l.setItems(elements); err != nil {
+		if err := s.finish(); err != nil {
 			return nil, err
 		}
 		return l, nil
 	case '{':
-		return decodeObject(data)
+		return decodeObject(data, s)
 	}
 	if err := rawjson.Check(data); err != nil {
 		return nil, err
@@ -122,25 +153,23 @@ type item struct {
 	name, namespace            []byte // of the metadata
 }
 
-func decodeObject(data []byte) (*List, error) {
+func decodeObject(data []byte, s *itemSink) (*List, error) {
 	l := &List{}
 	var top item
 	var items []byte
-	var elements []item
 	var seen keySet
 	// The items are split as they are found, in the pass that finds
 	// where they end: each byte of a list of hundreds of megabytes is
-	// looked at once.
+	// looked at once. Of two items members, the last is read.
 	split := func(m rawjson.Member) int {
 		if !m.Is("items") {
 			return -1
 		}
-		elements = nil
+		s.start(l)
 		if data[m.Start] != '[' {
 			return -1
 		}
-		var end int
-		elements, end = l.elements(data[m.Start:], 1)
+		end := l.elements(data[m.Start:], 1, s)
 		if end < 0 {
 			return -1
 		}
@@ -176,7 +205,9 @@ func decodeObject(data []byte) (*List, error) {
 		top.raw = append(json.RawMessage(nil), data...)
 		l.Shape = ShapeObject
 		l.readMetadata(&top, "", -1)
-		if err := l.setItems([]item{top}); err != nil {
+		s.start(l)
+		s.add(&top)
+		if err := s.finish(); err != nil {
 			return nil, err
 		}
 		return l, nil
@@ -197,7 +228,7 @@ func decodeObject(data []byte) (*List, error) {
 	case 'n': // "items": null
 		return l, nil
 	case '[':
-		return l, l.setItems(elements)
+		return l, s.finish()
 	}
 	return nil, fmt.Errorf("items is not an array: %w", ErrNotAList)
 }
@@ -242,29 +273,27 @@ func (it *item) set(name string, v []byte) {
 }
 
 // elements splits the JSON array that starts arr into its items, reading
-// the members each needs, and validates it in the same pass: it returns
-// the index just past the array, or -1 when it is not valid. arr starts
-// with the list's items when the list is an object (depth 1, inside it),
-// and is the whole file otherwise (depth 0).
-func (l *List) elements(arr []byte, depth int) ([]item, int) {
+// the members each needs, and hands them to s; it validates the array in
+// the same pass, and returns the index just past it, or -1 when it is not
+// valid. arr starts with the list's items when the list is an object
+// (depth 1, inside it), and is the whole file otherwise (depth 0).
+func (l *List) elements(arr []byte, depth int, s *itemSink) int {
 	path := "items"
 	if l.Shape == ShapeArray {
 		path = ""
 	}
-	var out []item
-	end := rawjson.EachElementMembersValid(arr, depth, func(e []byte, members []rawjson.Member) {
+	return rawjson.EachElementMembersValid(arr, depth, func(e []byte, members []rawjson.Member) {
 		it := item{raw: json.RawMessage(e)}
 		var seen keySet
 		for _, m := range members {
 			if name := keyOf(m, "apiVersion", "kind", "metadata"); name != "" {
 				it.set(name, e[m.Start:m.End])
-				l.note(&seen, name, path, len(out), "")
+				l.note(&seen, name, path, l.n, "")
 			}
 		}
-		l.readMetadata(&it, path, len(out))
-		out = append(out, it)
+		l.readMetadata(&it, path, l.n)
+		s.add(&it)
 	})
-	return out, end
 }
 
 // readMetadata reads the name and namespace of an item's metadata.
@@ -333,26 +362,6 @@ func (l *List) DuplicateKeys() error {
 	return fmt.Errorf("%w %s: the last of each is read, as encoding/json reads it", ErrDuplicateKeys, names)
 }
 
-// setItems keeps the items, refusing those that are not objects with
-// metadata.name: a list with one such item cannot be served or tabled
-// faithfully, so it is reported rather than half-read.
-func (l *List) setItems(items []item) error {
-	l.Items = make([]json.RawMessage, len(items))
-	l.types = make([]itemType, len(items))
-	for i, it := range items {
-		if it.raw[0] != '{' {
-			return fmt.Errorf("item %d is not an object: %w", i, ErrNotAList)
-		}
-		t := itemType{apiVersion: rawjson.String(it.apiVersion), kind: rawjson.String(it.kind),
-			namespace: rawjson.String(it.namespace), name: rawjson.String(it.name)}
-		if t.name == "" {
-			return fmt.Errorf("item %d has no metadata.name: %w", i, ErrNotAList)
-		}
-		l.Items[i], l.types[i] = it.raw, t
-	}
-	return nil
-}
-
 // ErrWrongKind is wrapped by the kind checks: a file holds objects of
 // another kind than its path says (a DeploymentList in nodes.json, a Pod
 // among Nodes). Served or tabled as what the path says, they would be
@@ -392,15 +401,25 @@ func (k *KindCheck) Item(i int, kind string) error {
 	return fmt.Errorf("item %d is a %s, but the items before it are %s objects: %w", i, kind, k.want, ErrWrongKind)
 }
 
-// CheckKinds runs a KindCheck over a decoded list.
+// CheckKinds runs a KindCheck over a decoded list: over the first item of
+// each type it holds, which is where the check of every item would fail
+// first.
 func CheckKinds(c Classification, l *List) error {
 	k, err := NewKindCheck(c, l.Kind)
 	if err != nil {
 		return err
 	}
-	for i := range l.Items {
-		_, kind := l.ItemType(i)
-		if err := k.Item(i, kind); err != nil {
+	if l.types == nil && len(l.Items) > 0 {
+		for i := range l.Items { // a List not made by DecodeList
+			_, kind := l.ItemType(i)
+			if err := k.Item(i, kind); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, t := range l.typeNames {
+		if err := k.Item(t.first, t.kind); err != nil {
 			return err
 		}
 	}
@@ -446,23 +465,4 @@ func yamlToJSON(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("invalid YAML (also after quoting ***HIDDEN*** redactions): %w", err)
 	}
 	return j, nil
-}
-
-// ItemKey is item i's namespace ("" for cluster-scoped objects) and name.
-func (l *List) ItemKey(i int) (namespace, name string) {
-	if i < len(l.types) {
-		return l.types[i].namespace, l.types[i].name
-	}
-	tm, _ := ItemMeta(l.Items[i]) // a List not made by DecodeList
-	return tm.Metadata.Namespace, tm.Metadata.Name
-}
-
-// ItemType is the apiVersion and kind item i says it has, "" where it
-// does not say.
-func (l *List) ItemType(i int) (apiVersion, kind string) {
-	if i < len(l.types) {
-		return l.types[i].apiVersion, l.types[i].kind
-	}
-	tm, _ := ItemMeta(l.Items[i]) // a List not made by DecodeList
-	return tm.APIVersion, tm.Kind
 }

@@ -27,6 +27,8 @@ func FuzzDecodeList(f *testing.F) {
 		`[{"metadata":{"name":"a"}},{"kind":"Pod","metadata":{"name":"b","name":"c"}}]`,
 		`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default"}}`,
 		`{"items":[{"metadata":{"n\u0061me":"esc\"aped","namespace":"x"},"kind":"K\u0069nd"}]}`,
+		`{"items":[{"metadata":{"name":"ab"}},{"metadata":{"name":"cd"}}],"kind":"PodList","items":[{"metadata":{"name":"ef"}},{"metadata":{"name":"g"}}]}`,
+		`{"items":[{"metadata":{"name":"ab"}}],"items":null}`,
 	} {
 		f.Add([]byte(s), false)
 	}
@@ -46,8 +48,36 @@ func FuzzDecodeList(f *testing.F) {
 				t.Fatalf("invalid JSON %q: err %v, want %v", data, err, want)
 			}
 		}
+		// ScanList reads what DecodeList reads, keeping the items asked for.
+		even := func(name string) bool { return len(name)%2 == 0 }
+		scanned, serr := contract.ScanList(data, format, even)
+		if (serr == nil) != (err == nil) || err != nil && serr.Error() != err.Error() {
+			t.Fatalf("ScanList: %v, DecodeList: %v", serr, err)
+		}
 		if err != nil {
 			return
+		}
+		if scanned.Len() != len(l.Items) {
+			t.Fatalf("ScanList: %d items, DecodeList: %d", scanned.Len(), len(l.Items))
+		}
+		j := 0
+		for i := range l.Items {
+			if _, name := l.ItemKey(i); !even(name) {
+				continue
+			}
+			if j >= len(scanned.Items) || scanned.StorageKey(j) != l.StorageKey(i) || !bytes.Equal(scanned.Items[j], l.Items[i]) {
+				t.Fatalf("ScanList kept %d items; DecodeList's item %d, %s, is not its %d", len(scanned.Items), i, l.StorageKey(i), j)
+			}
+			j++
+		}
+		if j != len(scanned.Items) {
+			t.Fatalf("ScanList kept %d items, %d asked", len(scanned.Items), j)
+		}
+		if len(l.Items) > 0 {
+			v, k := l.ItemType(0)
+			if sv, sk := scanned.FirstItemType(); sv != v || sk != k {
+				t.Fatalf("ScanList's first item is a %s %s, DecodeList's a %s %s", sv, sk, v, k)
+			}
 		}
 		for i, item := range l.Items {
 			if !json.Valid(item) || len(bytes.TrimSpace(item)) == 0 || bytes.TrimSpace(item)[0] != '{' {
@@ -77,6 +107,9 @@ func FuzzDecodeList(f *testing.F) {
 			}
 			if name == "" {
 				t.Fatalf("item %d without a name accepted: %s", i, item)
+			}
+			if key := l.StorageKey(i); ns == "" && key != name || ns != "" && key != ns+"/"+name {
+				t.Fatalf("item %d: storage key %q of %q %q", i, key, ns, name)
 			}
 		}
 		for _, rel := range []string{"cluster-resources/pods/default.json", "cluster-resources/custom-resources/w.example.com/default.json"} {

@@ -125,6 +125,7 @@ func Inspect(b *Bundle) (*Report, error) {
 	listGVR := map[ListKey]key{}
 	var logFiles []LogFile
 	var pods []PodContainers
+	logPods := LogPodNames(b.Names)
 	err = b.Walk(func(e *Entry) error {
 		if !e.InRoot {
 			return nil
@@ -159,7 +160,13 @@ func Inspect(b *Bundle) (*Report, error) {
 			}
 			return err
 		}
-		list, err := DecodeList(data, c.Format)
+		// Only the pods a log may belong to are kept, to map the logs:
+		// of the other items, the scan keeps nothing.
+		var keep func(string) bool
+		if c.GR.Group == "" && c.GR.Resource == "pods" {
+			keep = func(name string) bool { return logPods[name] }
+		}
+		list, err := ScanList(data, c.Format, keep)
 		if err == nil {
 			err = CheckKinds(c, list)
 		}
@@ -180,7 +187,7 @@ func Inspect(b *Bundle) (*Report, error) {
 		if g.Group == "" && g.Resource == "pods" {
 			pods = append(pods, PodsOf(list)...)
 		}
-		s.Objects += len(list.Items)
+		s.Objects += list.Len()
 		s.Lists++
 		s.Paths = append(s.Paths, e.Rel)
 		if c.Key.Namespace != "" {
@@ -235,10 +242,7 @@ func Inspect(b *Bundle) (*Report, error) {
 // default, so CronJobs stored as batch/v1beta1 are reported as such.
 func ListGVR(c Classification, l *List) schema.GroupVersionResource {
 	g := schema.GroupVersionResource{Group: c.GR.Group, Resource: c.GR.Resource, Version: c.Version}
-	apiVersion := ""
-	if len(l.Items) > 0 {
-		apiVersion, _ = l.ItemType(0)
-	}
+	apiVersion, _ := l.FirstItemType()
 	if apiVersion == "" {
 		apiVersion = l.APIVersion
 	}
@@ -252,10 +256,8 @@ func ListGVR(c Classification, l *List) schema.GroupVersionResource {
 
 // ListKind is the kind the list holds, from the file where it says.
 func ListKind(c Classification, l *List) string {
-	if len(l.Items) > 0 {
-		if _, kind := l.ItemType(0); kind != "" {
-			return kind
-		}
+	if _, kind := l.FirstItemType(); kind != "" {
+		return kind
 	}
 	if k, ok := strings.CutSuffix(l.Kind, "List"); ok && k != "" {
 		return k

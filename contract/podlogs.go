@@ -340,6 +340,28 @@ func LogFileOf(e *Entry) (LogFile, bool) {
 	return LogFile{}, false
 }
 
+// LogPodNames are the names of the pods MapPodLogs can map a file of the
+// bundle to (names holds every path under the root): for each file named
+// as a log, its folder's name and its own, without its suffixes. A pod of
+// any other name has no log, so a reader of a large pod list keeps
+// nothing of it for the mapping.
+func LogPodNames(names map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for rel := range names {
+		stem, ok := strings.CutSuffix(rel, "-errors.json")
+		if !ok {
+			if stem, ok = strings.CutSuffix(rel, ".log"); !ok {
+				continue
+			}
+		}
+		dir, file := path.Split(stem)
+		out[path.Base(dir)] = true
+		out[file] = true
+		out[strings.TrimSuffix(file, "-previous")] = true
+	}
+	return out
+}
+
 // PodsOf reads the containers of each pod of a pod list; items that do
 // not decode are left out (the list's own checks report them).
 func PodsOf(l *List) []PodContainers {

@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -13,42 +14,7 @@ import (
 // from, when "-previous" is a previous log and when a container's name,
 // which file wins when two hold the same log, and what cannot be placed.
 func TestMapPodLogs(t *testing.T) {
-	pods := []contract.PodContainers{
-		{Namespace: "web", Name: "api", Containers: []string{"app", "sidecar"}, Init: []string{"migrate"}},
-		{Namespace: "web", Name: "odd", Containers: []string{"x", "x-previous"}},
-		{Namespace: "web", Name: "one", Containers: []string{"only"}},
-		{Namespace: "a", Name: "twin", Containers: []string{"db"}},
-		{Namespace: "b", Name: "twin", Containers: []string{"cache"}},
-		{Namespace: "a", Name: "pair", Containers: []string{"main", "helper"}},
-		{Namespace: "b", Name: "pair", Containers: []string{"main", "other"}},
-		{Namespace: "c", Name: "dup", Containers: []string{"app"}},
-		{Namespace: "d", Name: "dup", Containers: []string{"app"}},
-	}
-	files := []contract.LogFile{
-		// legacy first in the input: the canonical copy must still win
-		{Rel: "app-logs/api/app.log", Size: 1},
-		{Rel: "cluster-resources/pods/logs/web/api/app.log", Size: 2},
-		{Rel: "cluster-resources/pods/logs/web/api/app-previous.log", Size: 3},
-		{Rel: "cluster-resources/pods/logs/web/api/sidecar-logs-errors.log", Size: 4},
-		{Rel: "cluster-resources/pods/logs/web/odd/x-previous.log", Size: 5},
-		{Rel: "cluster-resources/pods/logs/web/cluster-resources/pods/logs/web/api/migrate.log", Size: 6},
-		{Rel: "cluster-resources/pods/logs/default/gone/run.log", Size: 7},
-		{Rel: "cluster-resources/pods/logs/default/gone/run-previous.log", Size: 8},
-		{Rel: "app-logs/api/sidecar-previous.log", Size: 9},
-		{Rel: "app-logs/api/migrate-errors.json", Size: 10},
-		{Rel: "kots/admin/one.log", Size: 11},
-		{Rel: "kots/admin/one-previous.log", Size: 12},
-		{Rel: "twin.log", Size: 13},
-		{Rel: "logs/pair/helper.log", Size: 14},
-		{Rel: "logs/pair/main.log", Size: 15},
-		{Rel: "daemonset/node-1.log", Size: 16},
-		{Rel: "all-logs/api/app.log", Symlink: true, Link: "cluster-resources/pods/logs/web/api/app.log"},
-		{Rel: "dangling.log", Symlink: true, Link: "nowhere/x.log"},
-		{Rel: "escaping.log", Symlink: true},
-		{Rel: "exec/web/api/other-errors.json", Size: 17},
-		{Rel: "coll/dup.log", Size: 18},
-		{Rel: "cluster-resources/pods/logs/c/dup/app.log", Size: 19},
-	}
+	pods, files := mapPodLogsCase()
 	res := contract.MapPodLogs(files, pods)
 	var got []string
 	for _, l := range res.Logs {
@@ -95,4 +61,74 @@ func TestMapPodLogs(t *testing.T) {
 	if len(unmapped) != 5 {
 		t.Errorf("unmapped %d files, want 5: %v", len(unmapped), unmapped)
 	}
+}
+
+// LogPodNames keeps every pod a log is mapped to, and drops the others:
+// mapping the files of mapPodLogsCase to its pods kept by name gives
+// what mapping them to every pod gives.
+func TestLogPodNames(t *testing.T) {
+	pods, files := mapPodLogsCase()
+	pods = append(pods, contract.PodContainers{Namespace: "web", Name: "quiet", Containers: []string{"app"}})
+	names := map[string]bool{"cluster-resources/pods/web.json": true}
+	for _, f := range files {
+		names[f.Rel] = true
+		if f.Link != "" {
+			names[f.Link] = true
+		}
+	}
+	keep := contract.LogPodNames(names)
+	var kept []contract.PodContainers
+	for _, p := range pods {
+		if keep[p.Name] {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) != len(pods)-1 || keep["quiet"] {
+		t.Errorf("kept %d pods of %d (quiet: %v), want all but quiet", len(kept), len(pods), keep["quiet"])
+	}
+	if got, want := contract.MapPodLogs(files, kept), contract.MapPodLogs(files, pods); !reflect.DeepEqual(got, want) {
+		t.Errorf("mapped to the pods kept:\n%+v\nto every pod:\n%+v", got, want)
+	}
+}
+
+// mapPodLogsCase is a file of every rule of MapPodLogs and the pods they
+// are mapped to.
+func mapPodLogsCase() ([]contract.PodContainers, []contract.LogFile) {
+	pods := []contract.PodContainers{
+		{Namespace: "web", Name: "api", Containers: []string{"app", "sidecar"}, Init: []string{"migrate"}},
+		{Namespace: "web", Name: "odd", Containers: []string{"x", "x-previous"}},
+		{Namespace: "web", Name: "one", Containers: []string{"only"}},
+		{Namespace: "a", Name: "twin", Containers: []string{"db"}},
+		{Namespace: "b", Name: "twin", Containers: []string{"cache"}},
+		{Namespace: "a", Name: "pair", Containers: []string{"main", "helper"}},
+		{Namespace: "b", Name: "pair", Containers: []string{"main", "other"}},
+		{Namespace: "c", Name: "dup", Containers: []string{"app"}},
+		{Namespace: "d", Name: "dup", Containers: []string{"app"}},
+	}
+	files := []contract.LogFile{
+		// legacy first in the input: the canonical copy must still win
+		{Rel: "app-logs/api/app.log", Size: 1},
+		{Rel: "cluster-resources/pods/logs/web/api/app.log", Size: 2},
+		{Rel: "cluster-resources/pods/logs/web/api/app-previous.log", Size: 3},
+		{Rel: "cluster-resources/pods/logs/web/api/sidecar-logs-errors.log", Size: 4},
+		{Rel: "cluster-resources/pods/logs/web/odd/x-previous.log", Size: 5},
+		{Rel: "cluster-resources/pods/logs/web/cluster-resources/pods/logs/web/api/migrate.log", Size: 6},
+		{Rel: "cluster-resources/pods/logs/default/gone/run.log", Size: 7},
+		{Rel: "cluster-resources/pods/logs/default/gone/run-previous.log", Size: 8},
+		{Rel: "app-logs/api/sidecar-previous.log", Size: 9},
+		{Rel: "app-logs/api/migrate-errors.json", Size: 10},
+		{Rel: "kots/admin/one.log", Size: 11},
+		{Rel: "kots/admin/one-previous.log", Size: 12},
+		{Rel: "twin.log", Size: 13},
+		{Rel: "logs/pair/helper.log", Size: 14},
+		{Rel: "logs/pair/main.log", Size: 15},
+		{Rel: "daemonset/node-1.log", Size: 16},
+		{Rel: "all-logs/api/app.log", Symlink: true, Link: "cluster-resources/pods/logs/web/api/app.log"},
+		{Rel: "dangling.log", Symlink: true, Link: "nowhere/x.log"},
+		{Rel: "escaping.log", Symlink: true},
+		{Rel: "exec/web/api/other-errors.json", Size: 17},
+		{Rel: "coll/dup.log", Size: 18},
+		{Rel: "cluster-resources/pods/logs/c/dup/app.log", Size: 19},
+	}
+	return pods, files
 }
