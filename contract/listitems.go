@@ -2,10 +2,12 @@ package contract
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
@@ -126,6 +128,13 @@ func plainString(v []byte) ([]byte, bool) {
 	}
 	s := v[1 : len(v)-1]
 	return s, bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+}
+
+// Overhead is what the list holds besides its file's bytes, which its
+// items are slices of: a slice and 16 bytes an item, and their keys.
+func (l *List) Overhead() int64 {
+	return int64(cap(l.Items))*int64(unsafe.Sizeof(json.RawMessage(nil))) + int64(cap(l.types))*int64(unsafe.Sizeof(itemType{})) +
+		int64(len(l.keys)) + int64(cap(l.typeNames))*int64(unsafe.Sizeof(typeName{}))
 }
 
 // Len is the number of items of the list, kept or not (ScanList).

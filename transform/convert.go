@@ -140,9 +140,11 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 		if err := p.budget.Acquire(ctx, ce.weight); err != nil {
 			return context.Cause(ctx)
 		}
+		ce.release = p.heap.hold(l)
 		select {
 		case queue <- ce:
 		case <-ctx.Done():
+			ce.release()
 			p.budget.Release(ce.weight)
 			return context.Cause(ctx)
 		}
@@ -226,7 +228,8 @@ type convertedEntry struct {
 	l       *contract.List
 	s       stored
 	targets []convertedList
-	weight  int64 // its share of the buffer budget
+	weight  int64  // its share of the buffer budget
+	release func() // of its share of the heap's limit (heapLimit)
 	done    chan []convertedList
 }
 
@@ -270,6 +273,7 @@ func (p *pipeline) writeConvertedQueue(queue <-chan *convertedEntry, cancel cont
 			}
 			out.table.discard()
 		}
+		ce.release()
 		p.budget.Release(ce.weight)
 	}
 	return err
@@ -338,10 +342,6 @@ func (p *pipeline) convertList(ctx context.Context, ce *convertedEntry, out *con
 		out.err = &conversionError{err}
 		return
 	}
-	keys := make([]string, len(items))
-	for i := range l.Items {
-		keys[i] = storageKeyOf(l.ItemKey(i))
-	}
 	if out.table, err = newTableBody(len(out.body)); err != nil {
 		out.err = err
 		return
@@ -351,9 +351,9 @@ func (p *pipeline) convertList(ctx context.Context, ce *convertedEntry, out *con
 	// conversion, which a round trip through another version could
 	// change (autoscaling/v1 keeps v2's metrics in annotations). A CRD's
 	// table is of the version's own columns over the converted object.
-	tl := List{GVR: s.gvr, Kind: s.kind, ResourceVersion: l.ResourceVersion, Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s)}
+	tl := List{GVR: s.gvr, Kind: s.kind, ResourceVersion: l.ResourceVersion, Items: l.Items, Key: l.StorageKey, ItemGVKs: itemGVKs(l, s)}
 	if s.custom {
-		tl = List{GVR: t.gvr, Kind: kind, Custom: true, ResourceVersion: l.ResourceVersion, Items: items, Keys: keys}
+		tl = List{GVR: t.gvr, Kind: kind, Custom: true, ResourceVersion: l.ResourceVersion, Items: items, Key: l.StorageKey}
 	}
 	rel := out.rel
 	tl.Warn = func(err error) { p.sum.problem(rel, err) }

@@ -68,6 +68,7 @@ type pipeline struct {
 	made     map[string]bool // tables written in this run
 
 	progress progress
+	heap     heapLimit
 
 	// readDefaulted are the resources of which the server's read path
 	// changed an object (readDefaults): writeConverted writes their
@@ -113,6 +114,7 @@ func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r 
 		queue: make(chan *item, queueLength), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
 		storedAt: map[string]schema.GroupVersionResource{}, readDefaulted: map[schema.GroupResource]bool{},
 		budget:   semaphore.NewWeighted(bufferBudget),
+		heap:     heapLimit{base: memoryLimit(b)},
 		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
 }
 
@@ -279,6 +281,7 @@ func (p *pipeline) decode(it *item) result {
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
+	defer p.heap.hold(l)()
 	if err := l.DuplicateKeys(); err != nil {
 		// Tabled all the same, from what every reader reads.
 		p.sum.problem(it.rel, err)
@@ -293,16 +296,12 @@ func (p *pipeline) decode(it *item) result {
 	if !it.render {
 		return result{}
 	}
-	keys := make([]string, len(l.Items))
-	for i := range l.Items {
-		keys[i] = storageKeyOf(l.ItemKey(i))
-	}
 	table, err := newTableBody(len(it.body))
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
 	conv, err := p.r.RenderTo(p.ctx, table, List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
-		Items: l.Items, Keys: keys, ItemGVKs: itemGVKs(l, s), Warn: func(err error) { p.sum.problem(it.rel, err) },
+		Items: l.Items, Key: l.StorageKey, ItemGVKs: itemGVKs(l, s), Warn: func(err error) { p.sum.problem(it.rel, err) },
 		ReadDefaulted: func() { p.markReadDefaulted(s.gvr.GroupResource()) }})
 	if err != nil {
 		table.discard()

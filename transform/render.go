@@ -42,9 +42,9 @@ type List struct {
 	Custom          bool
 	ResourceVersion string
 	Items           []json.RawMessage
-	// Keys is the storage key (namespace/name) of each item, which orders
+	// Key is the storage key (namespace/name) of item i, which orders
 	// the rows; read from the items when nil.
-	Keys []string
+	Key func(i int) string
 	// ItemGVKs is the type of each item where some item says it is of
 	// another version or kind than the list; nil when all are alike.
 	ItemGVKs []schema.GroupVersionKind
@@ -102,8 +102,7 @@ func (r *Renderer) Render(l List) ([]byte, Convertor, error) {
 // was written is to be thrown away. Cancelling ctx stops the rendering
 // between chunks, and between objects of a costly CRD column.
 func (r *Renderer) RenderTo(ctx context.Context, w io.Writer, l List) (Convertor, error) {
-	order := storageOrder(l)
-	if len(order) == 0 {
+	if len(l.Items) == 0 {
 		table, conv, err := r.table(ctx, l)
 		if err != nil {
 			return conv, err
@@ -114,13 +113,19 @@ func (r *Renderer) RenderTo(ctx context.Context, w io.Writer, l List) (Convertor
 		}
 		return conv, err
 	}
+	order := storageOrder(l)
 	out := tableEncoder{w: w, nullCreation: r.minor <= lastMinorWithNullCreation}
 	var conv Convertor
-	for start := 0; start < len(order); start += r.chunk {
+	for start := 0; start < len(l.Items); start += r.chunk {
 		if err := ctx.Err(); err != nil {
 			return conv, context.Cause(ctx)
 		}
-		table, c, err := r.table(ctx, l.subset(order[start:min(start+r.chunk, len(order))]))
+		end := min(start+r.chunk, len(l.Items))
+		chunk := l.slice(start, end)
+		if order != nil {
+			chunk = l.subset(order[start:end])
+		}
+		table, c, err := r.table(ctx, chunk)
 		if err != nil {
 			return c, err
 		}
@@ -133,29 +138,49 @@ func (r *Renderer) RenderTo(ctx context.Context, w io.Writer, l List) (Convertor
 }
 
 // storageOrder lists the items' indexes in the order the server lists
-// them: etcd key order, the bytes of namespace/name.
+// them, etcd key order (the bytes of namespace/name), or returns nil when
+// they are in that order already: the server wrote the lists a bundle
+// holds, so that a million items cost no index each.
 func storageOrder(l List) []int {
-	keys := l.Keys
-	if keys == nil {
-		keys = make([]string, len(l.Items))
+	key := l.Key
+	if key == nil {
+		keys := make([]string, len(l.Items))
 		for i, it := range l.Items {
 			if tm, err := contract.ItemMeta(it); err == nil {
 				keys[i] = storageKeyOf(tm.Metadata.Namespace, tm.Metadata.Name)
 			}
 		}
+		key = func(i int) string { return keys[i] }
+	}
+	sorted := true
+	for i := 1; i < len(l.Items) && sorted; i++ {
+		sorted = key(i-1) <= key(i)
+	}
+	if sorted {
+		return nil
 	}
 	order := make([]int, len(l.Items))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+	sort.SliceStable(order, func(a, b int) bool { return key(order[a]) < key(order[b]) })
 	return order
+}
+
+// slice is the list of the items from start to end, in that order.
+func (l List) slice(start, end int) List {
+	sub := l
+	sub.Items, sub.Key = l.Items[start:end:end], nil
+	if l.ItemGVKs != nil {
+		sub.ItemGVKs = l.ItemGVKs[start:end:end]
+	}
+	return sub
 }
 
 // subset is the list of the items at the given indexes, in that order.
 func (l List) subset(idx []int) List {
 	sub := l
-	sub.Items, sub.Keys, sub.ItemGVKs = make([]json.RawMessage, len(idx)), nil, nil
+	sub.Items, sub.Key, sub.ItemGVKs = make([]json.RawMessage, len(idx)), nil, nil
 	if l.ItemGVKs != nil {
 		sub.ItemGVKs = make([]schema.GroupVersionKind, len(idx))
 	}

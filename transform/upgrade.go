@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -79,6 +81,31 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 // MB less costs about 15% more collections.
 func memoryLimit(b *contract.Bundle) int64 {
 	return 50<<20 + b.LargestEntry + 4*int64(len(b.CRDList))
+}
+
+// heapLimit moves the heap's soft limit (memoryLimit) with what the lists
+// being rendered hold besides their files' bytes: each item's slice, type
+// and key (contract.List.Overhead), and its index in storage order. A
+// list of a million small items holds about as much again as its file,
+// and a limit that counts only the file would have the collector run
+// without end.
+type heapLimit struct {
+	mu         sync.Mutex
+	base, held int64
+}
+
+// hold raises the limit by what l holds, until release is called.
+func (h *heapLimit) hold(l *contract.List) (release func()) {
+	n := l.Overhead() + int64(len(l.Items))*strconv.IntSize/8
+	h.add(n)
+	return func() { h.add(-n) }
+}
+
+func (h *heapLimit) add(n int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.held += n
+	debug.SetMemoryLimit(h.base + h.held)
 }
 
 // RunOptions configure Run.
