@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sort"
 	"strings"
@@ -237,8 +238,8 @@ type convertedEntry struct {
 type convertedList struct {
 	rel    string
 	target conversionTarget
-	body   []byte
-	table  *tableBody
+	body   *entryBody
+	table  *entryBody
 	// err is a conversionError, reported, or a failure, which ends the
 	// upgrade; tableErr is a table that could not be rendered, reported.
 	err, tableErr error
@@ -271,6 +272,7 @@ func (p *pipeline) writeConvertedQueue(queue <-chan *convertedEntry, cancel cont
 			default:
 				fail(p.writeConvertedList(ce, out))
 			}
+			out.body.discard()
 			out.table.discard()
 		}
 		ce.release()
@@ -281,8 +283,12 @@ func (p *pipeline) writeConvertedQueue(queue <-chan *convertedEntry, cancel cont
 
 // writeConvertedList writes a converted list, then its table.
 func (p *pipeline) writeConvertedList(ce *convertedEntry, out convertedList) error {
-	hdr := newEntryHeader(entryName(p.b, out.rel), int64(len(out.body)), ce.hdr, time.Time{})
-	if err := p.w.WriteEntry(hdr, bytes.NewReader(out.body)); err != nil {
+	body, err := out.body.reader()
+	if err != nil {
+		return err
+	}
+	hdr := newEntryHeader(entryName(p.b, out.rel), out.body.size, ce.hdr, time.Time{})
+	if err := p.w.WriteEntry(hdr, body); err != nil {
 		return err
 	}
 	p.sum.converted(out.target.gvr)
@@ -330,19 +336,26 @@ func (p *pipeline) convertList(ctx context.Context, ce *convertedEntry, out *con
 	var items []json.RawMessage
 	var err error
 	if s.custom {
-		items, err = p.convertCustomItems(l, s, target)
+		// The table is made from the converted items: kept, and encoded
+		// after.
+		if items, err = p.convertCustomItems(l, s, target); err == nil {
+			var data []byte
+			if data, err = encodeList(target, l.ResourceVersion, items); err == nil {
+				out.body = bodyOf(data)
+			}
+		}
 	} else {
-		items, err = convertItems(l, s, target, p.r.minor)
+		// Encoded as they are converted: a list of a million small
+		// events is several times its stored size converted.
+		out.body, err = convertBuiltin(l, s, target, p.r.minor, int(ce.hdr.Size))
 	}
 	if err != nil {
+		out.body.discard()
+		out.body = nil
 		out.err = &conversionError{err}
 		return
 	}
-	if out.body, err = encodeList(target, l.ResourceVersion, items); err != nil {
-		out.err = &conversionError{err}
-		return
-	}
-	if out.table, err = newTableBody(len(out.body)); err != nil {
+	if out.table, err = newEntryBody(int(out.body.size)); err != nil {
 		out.err = err
 		return
 	}
@@ -371,40 +384,66 @@ func (p *pipeline) convertList(ctx context.Context, ce *convertedEntry, out *con
 // it to the internal version and from there to target, with the
 // conversions of the scheme of the resource's storage (the legacy scheme,
 // apiextensions' or kube-aggregator's). Items are encoded as the server
-// of minor encodes a typed list's items, without kind and apiVersion.
-func convertItems(l *contract.List, s stored, target schema.GroupVersionKind, minor int) ([]json.RawMessage, error) {
+// of minor encodes a typed list's items, without kind and apiVersion,
+// and given to emit one at a time.
+func convertItems(l *contract.List, s stored, target schema.GroupVersionKind, minor int, emit func(json.RawMessage) error) error {
 	st := conversionStorage(s.gvr.GroupResource())
 	if !st.scheme.Recognizes(target) {
-		return nil, fmt.Errorf("Kubernetes %s does not know %s", contract.PinnedVersion, target)
+		return fmt.Errorf("Kubernetes %s does not know %s", contract.PinnedVersion, target)
 	}
 	gvks := itemGVKs(l, s)
-	out := make([]json.RawMessage, len(l.Items))
 	for i, raw := range l.Items {
 		gvk := s.gvr.GroupVersion().WithKind(s.kind)
 		if gvks != nil {
 			gvk = gvks[i]
 		}
 		if !st.scheme.Recognizes(gvk) {
-			return nil, fmt.Errorf("Kubernetes %s does not know %s", contract.PinnedVersion, gvk)
+			return fmt.Errorf("Kubernetes %s does not know %s", contract.PinnedVersion, gvk)
 		}
 		internal, err := st.decode(raw, gvk)
 		if err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
+			return fmt.Errorf("item %d: %w", i, err)
 		}
 		readDefaults(internal, minor)
 		obj, err := st.scheme.ConvertToVersion(internal, target.GroupVersion())
 		if err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
+			return fmt.Errorf("item %d: %w", i, err)
 		}
 		if got := obj.GetObjectKind().GroupVersionKind(); got != target {
-			return nil, fmt.Errorf("item %d: converted to %s, not %s", i, got, target)
+			return fmt.Errorf("item %d: converted to %s, not %s", i, got, target)
 		}
 		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-		if out[i], err = marshalForMinor(obj, minor); err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
+		data, err := marshalForMinor(obj, minor)
+		if err == nil {
+			err = emit(data)
+		}
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// convertBuiltin converts the items of a built-in list (convertItems)
+// and encodes the list they make, in a body spooled to a file when the
+// stored list, of storedSize, is spooled (newEntryBody).
+func convertBuiltin(l *contract.List, s stored, target schema.GroupVersionKind, minor, storedSize int) (*entryBody, error) {
+	body, err := newEntryBody(storedSize)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := newListEncoder(body, target, l.ResourceVersion)
+	if err == nil {
+		err = convertItems(l, s, target, minor, enc.item)
+	}
+	if err == nil {
+		err = enc.close()
+	}
+	if err != nil {
+		body.discard()
+		return nil, err
+	}
+	return body, nil
 }
 
 // convertCustomItems does what the apiextensions server does for a CRD
@@ -454,6 +493,34 @@ func conversionStorage(gr schema.GroupResource) internalStorage {
 // encodeList writes a typed list as the server does (kind, apiVersion,
 // metadata, items), one item a line.
 func encodeList(target schema.GroupVersionKind, resourceVersion string, items []json.RawMessage) ([]byte, error) {
+	size := len(`,"items":[`) + len("\n]}\n") + 200 // the head's
+	for _, it := range items {
+		size += len(it) + 2
+	}
+	var b bytes.Buffer
+	b.Grow(size) // one allocation, not a doubling's garbage
+	enc, err := newListEncoder(&b, target, resourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if err := enc.item(it); err != nil {
+			return nil, err
+		}
+	}
+	if err := enc.close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// listEncoder writes a typed list as encodeList does, an item at a time.
+type listEncoder struct {
+	w     io.Writer
+	items int
+}
+
+func newListEncoder(w io.Writer, target schema.GroupVersionKind, resourceVersion string) (*listEncoder, error) {
 	head, err := json.Marshal(struct {
 		Kind       string `json:"kind"`
 		APIVersion string `json:"apiVersion"`
@@ -466,21 +533,24 @@ func encodeList(target schema.GroupVersionKind, resourceVersion string, items []
 	if err != nil {
 		return nil, err
 	}
-	size := len(head) + len(`,"items":[`) + len("\n]}\n")
-	for _, it := range items {
-		size += len(it) + 2
+	_, err = w.Write(append(head[:len(head)-1], `,"items":[`...))
+	return &listEncoder{w: w}, err
+}
+
+func (e *listEncoder) item(it json.RawMessage) error {
+	sep := ",\n"
+	if e.items == 0 {
+		sep = "\n"
 	}
-	var b bytes.Buffer
-	b.Grow(size) // one allocation, not a doubling's garbage
-	b.Write(head[:len(head)-1])
-	b.WriteString(`,"items":[`)
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("\n")
-		b.Write(it)
+	e.items++
+	if _, err := io.WriteString(e.w, sep); err != nil {
+		return err
 	}
-	b.WriteString("\n]}\n")
-	return b.Bytes(), nil
+	_, err := e.w.Write(it)
+	return err
+}
+
+func (e *listEncoder) close() error {
+	_, err := io.WriteString(e.w, "\n]}\n")
+	return err
 }

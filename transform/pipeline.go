@@ -102,7 +102,7 @@ type item struct {
 
 type result struct {
 	hdr   *tar.Header
-	table *tableBody
+	table *entryBody
 	res   string
 	err   error
 }
@@ -296,7 +296,7 @@ func (p *pipeline) decode(it *item) result {
 	if !it.render {
 		return result{}
 	}
-	table, err := newTableBody(len(it.body))
+	table, err := newEntryBody(len(it.body))
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}

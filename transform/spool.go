@@ -7,13 +7,16 @@ import (
 	"os"
 )
 
-// spoolAbove is the size of a raw list above which its table is written
-// to a temporary file instead of being held in memory until the writer
-// takes it: a table is about half the size of its list.
+// spoolAbove is the size of a raw list above which what the upgrade makes
+// of it (its table, the lists it is converted to) is written to a
+// temporary file instead of being held in memory until the writer takes
+// it: a table is about half the size of its list, a converted list up to
+// several times.
 const spoolAbove = 4 << 20
 
-// tableBody holds a rendered table until the writer takes it.
-type tableBody struct {
+// entryBody holds an entry the upgrade made (a rendered table, a converted
+// list) until the writer takes it.
+type entryBody struct {
 	buf  bytes.Buffer
 	file *os.File
 	name string // the spool file's name while it has one
@@ -21,12 +24,12 @@ type tableBody struct {
 	size int64
 }
 
-// newTableBody spools to a file that is removed from its folder as soon
+// newEntryBody spools to a file that is removed from its folder as soon
 // as it is created, where the system allows it: only the open file holds
 // it, so an upgrade killed at any point (SIGKILL included) leaves no
 // table in the temporary folder.
-func newTableBody(listSize int) (*tableBody, error) {
-	t := &tableBody{}
+func newEntryBody(listSize int) (*entryBody, error) {
+	t := &entryBody{}
 	if listSize > spoolAbove {
 		f, err := os.CreateTemp("", "bundlectl-table-*.json")
 		if err != nil {
@@ -44,7 +47,14 @@ func newTableBody(listSize int) (*tableBody, error) {
 	return t, nil
 }
 
-func (t *tableBody) Write(p []byte) (int, error) {
+// bodyOf holds data.
+func bodyOf(data []byte) *entryBody {
+	t := &entryBody{size: int64(len(data))}
+	t.buf = *bytes.NewBuffer(data)
+	return t
+}
+
+func (t *entryBody) Write(p []byte) (int, error) {
 	var n int
 	var err error
 	if t.file != nil {
@@ -57,7 +67,7 @@ func (t *tableBody) Write(p []byte) (int, error) {
 }
 
 // reader returns the table from its start.
-func (t *tableBody) reader() (io.Reader, error) {
+func (t *entryBody) reader() (io.Reader, error) {
 	if t.file == nil {
 		return &t.buf, nil
 	}
@@ -72,7 +82,7 @@ func (t *tableBody) reader() (io.Reader, error) {
 }
 
 // discard frees the table; it is safe on a nil body.
-func (t *tableBody) discard() {
+func (t *entryBody) discard() {
 	if t != nil && t.file != nil {
 		t.file.Close()
 		if t.name != "" {

@@ -12,7 +12,7 @@ import (
 func TestTableSpoolHasNoName(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	table, err := newTableBody(spoolAbove + 1)
+	table, err := newEntryBody(spoolAbove + 1)
 	if err != nil {
 		t.Fatal(err)
 	}
