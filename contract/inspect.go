@@ -185,7 +185,7 @@ func Inspect(b *Bundle) (*Report, error) {
 			sums[k] = s
 		}
 		if g.Group == "" && g.Resource == "pods" {
-			pods = append(pods, PodsOf(list)...)
+			pods = append(pods, PodsOf(list, nil)...) // kept by ScanList
 		}
 		s.Objects += list.Len()
 		s.Lists++

@@ -362,14 +362,18 @@ func LogPodNames(names map[string]bool) map[string]bool {
 	return out
 }
 
-// PodsOf reads the containers of each pod of a pod list; items that do
-// not decode are left out (the list's own checks report them).
-func PodsOf(l *List) []PodContainers {
+// PodsOf reads the containers of each pod of a pod list whose name is
+// among keep (LogPodNames), or of every pod when keep is nil; items that
+// do not decode are left out (the list's own checks report them).
+func PodsOf(l *List, keep map[string]bool) []PodContainers {
 	type names []struct {
 		Name string `json:"name"`
 	}
 	var pods []PodContainers
-	for _, raw := range l.Items {
+	for i, raw := range l.Items {
+		if _, name := l.ItemKey(i); keep != nil && !keep[name] {
+			continue
+		}
 		var p struct {
 			Metadata struct{ Name, Namespace string } `json:"metadata"`
 			Spec     struct {

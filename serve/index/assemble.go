@@ -208,6 +208,7 @@ func (l *loader) newObject(r *Resource, list *loadedList, lo *loadedObject, pref
 	key := lo.name
 	if r.Namespaced {
 		key = ns + "/" + lo.name
+		ns = key[:len(ns)]
 	}
 	apiVersion := lo.apiVersion
 	if apiVersion == "" {
@@ -220,8 +221,8 @@ func (l *loader) newObject(r *Resource, list *loadedList, lo *loadedObject, pref
 	if kind == "" {
 		kind = l.x.groupVersions[list.gvr.GroupVersion().String()][list.gvr.Resource].Kind
 	}
-	o := &Object{Key: key, Namespace: ns, Name: lo.name, ResourceVersion: lo.resourceVersion,
-		created: lo.created, labels: lo.labels, metaStart: lo.metaStart, metaEnd: lo.metaEnd}
+	o := &Object{Key: key, Namespace: ns, Name: key[len(key)-len(lo.name):], ResourceVersion: lo.resourceVersion,
+		labels: lo.labels, metaStart: int32(lo.metaStart), metaEnd: int32(lo.metaEnd)}
 	if list.custom && lo.typed {
 		o.Item = lo.body
 		return o
@@ -230,7 +231,7 @@ func (l *loader) newObject(r *Resource, list *loadedList, lo *loadedObject, pref
 		// Unstructured objects are written with sorted keys: apiVersion, kind, metadata, ...
 		prefix := typeMembers(`{"apiVersion":`, apiVersion, `,"kind":`, kind)
 		o.Item = append(prefix[:len(prefix):len(prefix)], lo.body[1:]...)
-		shift := len(prefix) - 1
+		shift := int32(len(prefix) - 1)
 		o.metaStart += shift
 		o.metaEnd += shift
 		return o
@@ -322,7 +323,7 @@ func (l *loader) attachTables(listRes map[contract.ListKey]*Resource, listObject
 				continue
 			}
 			if o.Row == nil {
-				o.Row, o.rowPos = &row.row, i
+				o.Row, o.rowPos = row.row, int32(i)
 				if prev != nil && prev.Key > o.Key {
 					r.rowOrdered = true
 				}

@@ -171,29 +171,86 @@ func (f *fieldIndex) extractValues(objects []*Object) {
 	if len(specs) == 0 {
 		return
 	}
-	cols := make([][]string, len(specs))
-	for i := range cols {
-		cols[i] = make([]string, len(objects))
+	value := func(raws [][]byte, sp spec) string {
+		for _, slot := range sp.slots {
+			if s := formatValue(raws[slot]); s != "" {
+				return s
+			}
+		}
+		return sp.zero
 	}
+	// A column is made only once an object's value differs from the
+	// first object's: the columns that hold one value for every object
+	// (labels of fields none of them sets, as often as not) share one
+	// slice of that value.
+	first := make([]string, len(specs))
+	if len(objects) > 0 {
+		raws := make([][]byte, slots)
+		trie.find(objects[0].Item, raws)
+		for j, sp := range specs {
+			first[j] = value(raws, sp)
+		}
+	}
+	cols := make([]column, len(specs))
 	parallel(len(objects), func(lo, hi int) {
 		raws := make([][]byte, slots)
+		wrote := make([]bool, len(specs))
 		for i := lo; i < hi; i++ {
 			clear(raws)
 			trie.find(objects[i].Item, raws)
 			for j, sp := range specs {
-				v := sp.zero
-				for _, slot := range sp.slots {
-					if s := formatValue(raws[slot]); s != "" {
-						v = s
-						break
+				v := value(raws, sp)
+				if !wrote[j] {
+					if v == first[j] {
+						continue
 					}
+					cols[j].once.Do(func() { cols[j].values = make([]string, len(objects)) })
+					fillValues(cols[j].values[lo:i], first[j])
+					wrote[j] = true
 				}
-				cols[j][i] = v
+				cols[j].values[i] = v
+			}
+		}
+		for j := range cols {
+			if !wrote[j] {
+				cols[j].mu.Lock()
+				cols[j].unwritten = append(cols[j].unwritten, [2]int{lo, hi})
+				cols[j].mu.Unlock()
 			}
 		}
 	})
-	for k, i := range keys {
-		f.values[k] = cols[i]
+	shared := map[string][]string{}
+	for k, j := range keys {
+		c := &cols[j]
+		if c.values == nil {
+			if c.values = shared[first[j]]; c.values == nil {
+				c.values = make([]string, len(objects))
+				fillValues(c.values, first[j])
+				shared[first[j]] = c.values
+			}
+		} else {
+			for _, r := range c.unwritten {
+				fillValues(c.values[r[0]:r[1]], first[j])
+			}
+			c.unwritten = nil
+		}
+		f.values[k] = c.values
+	}
+}
+
+// column is the values of a label being extracted (extractValues), made
+// by the first range of objects that holds a value other than the first
+// object's; unwritten are the ranges that held none.
+type column struct {
+	once      sync.Once
+	values    []string
+	mu        sync.Mutex
+	unwritten [][2]int
+}
+
+func fillValues(values []string, v string) {
+	for i := range values {
+		values[i] = v
 	}
 }
 

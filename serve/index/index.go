@@ -97,11 +97,16 @@ type Resource struct {
 
 // Object is one stored object, ready to be written in every form a client
 // can ask for without decoding it again.
+//
+// A bundle can hold a million small objects, so an Object is kept small:
+// Namespace and Name are slices of Key, offsets are 32 bits (an object is
+// at most the decode limit, 1 GiB), and what only loading needs is not
+// kept (the creation time of the default convertor's cells is read from
+// the metadata).
 type Object struct {
 	Key             string // namespace/name, or name for cluster-scoped objects
-	Namespace, Name string
+	Namespace, Name string // of Key
 	ResourceVersion string
-	created         string // metadata.creationTimestamp as stored
 	// Item is the object as a list Item: built-in items carry no kind or
 	// apiVersion (the server encodes typed lists that way), custom
 	// resource items do.
@@ -111,15 +116,15 @@ type Object struct {
 	// It is nil when item carries its type already.
 	typePrefix []byte
 	// metaStart and metaEnd delimit the metadata value inside item.
-	metaStart, metaEnd int
+	metaStart, metaEnd int32
 	// mfStart and mfEnd delimit, inside the metadata, the managedFields
 	// member with the comma that separates it, which kubectl's rows leave
 	// out (rowPolicy); mfEnd is 0 when the metadata has none.
-	mfStart, mfEnd int
-	labels         map[string]string
-	Row            *TableRow
+	mfStart, mfEnd int32
 	// rowPos is the row's position in its stored table.
-	rowPos int
+	rowPos int32
+	labels map[string]string
+	Row    *TableRow
 	// idx is the object's position in its resource, where its field
 	// selector values are kept.
 	idx int

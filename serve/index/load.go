@@ -125,10 +125,12 @@ type loadedTable struct {
 	rows    []loadedRow
 }
 
+// loadedRow is a row and the identity of its object, which pairs them at
+// load; only the row, kept in its table's array of rows, is served.
 type loadedRow struct {
 	name, namespace string
 	hasObject       bool
-	row             TableRow
+	row             *TableRow
 }
 
 type loader struct {
@@ -145,10 +147,14 @@ type loader struct {
 	openapiV3 map[string][]byte
 	openapiV2 []byte
 	warnings  []string
+	// logPods are the names of the pods a log of the bundle can belong
+	// to (contract.LogPodNames): the others' containers are not read.
+	logPods map[string]bool
 }
 
 func newLoader(x *Index, b *contract.Bundle) *loader {
-	return &loader{x: x, b: b, logs: newLogStore(), selectable: map[schema.GroupVersionResource][]string{}, openapiV3: map[string][]byte{}}
+	return &loader{x: x, b: b, logs: newLogStore(), selectable: map[schema.GroupVersionResource][]string{}, openapiV3: map[string][]byte{},
+		logPods: contract.LogPodNames(b.Names)}
 }
 
 func (l *loader) warn(rel string, err error) {
@@ -308,7 +314,7 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 	}
 	out := &loadedList{rel: rel, key: c.Key, gvr: contract.ListGVR(c, list), kind: contract.ListKind(c, list), custom: c.Custom, converted: c.Converted, noItems: list.NoItems}
 	if out.gvr.Group == "" && out.gvr.Resource == "pods" && !c.Converted {
-		l.logs.addPods(contract.PodsOf(list))
+		l.logs.addPods(contract.PodsOf(list, l.logPods))
 	}
 	for i, it := range list.Items {
 		// Each item is compacted in place, in the file's own buffer: the
@@ -431,37 +437,41 @@ func withoutMembers(obj []byte, drop []rawjson.Member, metaStart, metaEnd int) (
 }
 
 // decodeTableFile keeps the column definitions and, for every row, its
-// cells and conditions and the identity of its object. Rows are matched
-// to objects by that identity, so the row's own copy of the metadata is
-// not kept.
+// cells and conditions, compacted into one buffer for the table, and the
+// identity of its object. Rows are matched to objects by that identity,
+// so the row's own copy of the metadata is not kept, nor the file.
 func decodeTableFile(data []byte) (*loadedTable, error) {
-	c, err := compact(data)
-	if err != nil {
+	if err := rawjson.Check(data); err != nil {
 		return nil, err
 	}
-	if kind := rawjson.String(rawjson.Get(c, "kind")); kind != "Table" {
+	if kind := rawjson.String(rawjson.Get(data, "kind")); kind != "Table" {
 		return nil, fmt.Errorf("kind is %q, not Table", kind)
 	}
 	t := &loadedTable{}
-	if cols := rawjson.Get(c, "columnDefinitions"); len(cols) > 0 && cols[0] == '[' {
-		t.columns = bytes.Clone(cols)
+	if cols := rawjson.Get(data, "columnDefinitions"); len(cols) > 0 && cols[0] == '[' {
+		t.columns = rawjson.AppendCompact(nil, cols)
 	}
-	rows := rawjson.Get(c, "rows")
-	size := 0
+	rows := rawjson.Get(data, "rows")
+	size, n := 0, 0
 	rawjson.EachElement(rows, func(row []byte) {
 		size += len(rawjson.Get(row, "cells")) + len(rawjson.Get(row, "conditions"))
+		n++
 	})
+	// At most size once compacted: the buffer is never grown.
 	arena := make([]byte, 0, size)
 	keep := func(v []byte) []byte {
 		if len(v) == 0 || string(v) == "null" {
 			return nil
 		}
 		start := len(arena)
-		arena = append(arena, v...)
+		arena = rawjson.AppendCompact(arena, v)
 		return arena[start:len(arena):len(arena)]
 	}
+	served := make([]TableRow, 0, n)
+	t.rows = make([]loadedRow, 0, n)
 	rawjson.EachElement(rows, func(row []byte) {
-		r := loadedRow{row: TableRow{Cells: keep(rawjson.Get(row, "cells")), Conditions: keep(rawjson.Get(row, "conditions"))}}
+		served = append(served, TableRow{Cells: keep(rawjson.Get(row, "cells")), Conditions: keep(rawjson.Get(row, "conditions"))})
+		r := loadedRow{row: &served[len(served)-1]}
 		if r.row.Cells == nil {
 			r.row.Cells = []byte("[]")
 		}
@@ -473,13 +483,4 @@ func decodeTableFile(data []byte) (*loadedTable, error) {
 		t.rows = append(t.rows, r)
 	})
 	return t, nil
-}
-
-// compact returns data without insignificant white space, checking that
-// it is valid JSON.
-func compact(data []byte) ([]byte, error) {
-	if err := rawjson.Check(data); err != nil {
-		return nil, err
-	}
-	return rawjson.AppendCompact(make([]byte, 0, len(data)), data), nil
 }

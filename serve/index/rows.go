@@ -34,7 +34,7 @@ func (r *Resource) RowOrder(page []*Object) []*Object {
 		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
 			return c
 		}
-		return a.rowPos - b.rowPos
+		return int(a.rowPos - b.rowPos)
 	})
 	return sorted
 }
@@ -43,8 +43,8 @@ func (r *Resource) RowOrder(page []*Object) []*Object {
 // time in RFC 3339, UTC.
 func defaultCells(o *Object) []byte {
 	var created metav1.Time
-	if o.created != "" {
-		if t, err := time.Parse(time.RFC3339, o.created); err == nil {
+	if s := rawjson.String(rawjson.Get(o.Metadata(), "creationTimestamp")); s != "" {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
 			created = metav1.NewTime(t)
 		}
 	}
@@ -86,7 +86,7 @@ func fillRows(r *Resource) {
 	}
 	for _, o := range r.objects {
 		if start, end := managedFieldsSpan(o.Metadata()); end > 0 {
-			o.mfStart, o.mfEnd = o.metaStart+start, o.metaStart+end
+			o.mfStart, o.mfEnd = o.metaStart+int32(start), o.metaStart+int32(end)
 		}
 		if o.Row != nil {
 			continue
