@@ -35,10 +35,10 @@ func objectPath(gv schema.GroupVersion, resource string, o *index.Object) string
 	if gv.Group == "" {
 		p = "/api/" + gv.Version
 	}
-	if o.Namespace != "" {
-		p += "/namespaces/" + o.Namespace
+	if o.Namespace() != "" {
+		p += "/namespaces/" + o.Namespace()
 	}
-	return p + "/" + resource + "/" + o.Name
+	return p + "/" + resource + "/" + o.Name()
 }
 
 // A GET of one object that withObjectGets answers gets what the router

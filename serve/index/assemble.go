@@ -57,13 +57,14 @@ func (l *loader) assemble() {
 		if r.versions == nil {
 			r.versions = map[string]bool{}
 		}
-		for _, lo := range list.objects {
+		for i, o := range list.objects {
+			t := list.typeOfItem(i)
 			gv := list.gvr.GroupVersion()
-			if lo.apiVersion != "" {
-				gv, _ = schema.ParseGroupVersion(lo.apiVersion)
+			if t.apiVersion != "" {
+				gv, _ = schema.ParseGroupVersion(t.apiVersion)
 			}
 			r.versions[gv.Version] = true
-			o := l.newObject(r, list, lo, prefixes)
+			l.place(r, list, o, t, prefixes)
 			if rv, err := strconv.ParseUint(o.ResourceVersion, 10, 64); err == nil && rv > maxRV {
 				maxRV = rv
 			}
@@ -119,7 +120,7 @@ func (l *loader) assemble() {
 		r.objects = dedupe(r.objects)
 		r.byKey = make(map[string]*Object, len(r.objects))
 		for i, o := range r.objects {
-			o.idx = i
+			o.idx = int32(i)
 			r.byKey[o.Key] = o
 		}
 	}
@@ -193,50 +194,37 @@ func (l *loader) markNotCollected() {
 	}
 }
 
-// newObject places a decoded object in its resource: its key follows the
+// place places a decoded object in its resource: its key follows the
 // resource's scope as discovery says, and its type is kept the way the
 // server writes it (on custom resource items, added per response for
 // built-ins).
-func (l *loader) newObject(r *Resource, list *loadedList, lo *loadedObject, prefixes map[string][]byte) *Object {
-	ns := ""
-	if r.Namespaced {
-		ns = lo.namespace
-		if ns == "" {
-			ns = list.key.Namespace
-		}
+func (l *loader) place(r *Resource, list *loadedList, o *Object, t itemType, prefixes map[string][]byte) {
+	if !r.Namespaced {
+		o.Key, o.nameAt = o.Key[o.nameAt:], 0
 	}
-	key := lo.name
-	if r.Namespaced {
-		key = ns + "/" + lo.name
-		ns = key[:len(ns)]
-	}
-	apiVersion := lo.apiVersion
+	apiVersion := t.apiVersion
 	if apiVersion == "" {
 		apiVersion = list.gvr.GroupVersion().String()
 	}
-	kind := lo.kind
+	kind := t.kind
 	if kind == "" {
 		kind = list.kind
 	}
 	if kind == "" {
 		kind = l.x.groupVersions[list.gvr.GroupVersion().String()][list.gvr.Resource].Kind
 	}
-	o := &Object{Key: key, Namespace: ns, Name: key[len(key)-len(lo.name):], ResourceVersion: lo.resourceVersion,
-		labels: lo.labels, metaStart: int32(lo.metaStart), metaEnd: int32(lo.metaEnd)}
-	if list.custom && lo.typed {
-		o.Item = lo.body
-		return o
+	if list.custom && t.typed {
+		return
 	}
 	if list.custom {
 		// Unstructured objects are written with sorted keys: apiVersion, kind, metadata, ...
 		prefix := typeMembers(`{"apiVersion":`, apiVersion, `,"kind":`, kind)
-		o.Item = append(prefix[:len(prefix):len(prefix)], lo.body[1:]...)
+		o.Item = append(prefix[:len(prefix):len(prefix)], o.Item[1:]...)
 		shift := int32(len(prefix) - 1)
 		o.metaStart += shift
 		o.metaEnd += shift
-		return o
+		return
 	}
-	o.Item = lo.body
 	id := kind + "\x00" + apiVersion
 	p, ok := prefixes[id]
 	if !ok {
@@ -245,7 +233,6 @@ func (l *loader) newObject(r *Resource, list *loadedList, lo *loadedObject, pref
 		prefixes[id] = p
 	}
 	o.typePrefix = p
-	return o
 }
 
 // typeMembers renders `{"k1":"v1","k2":"v2",`, ready to replace the
@@ -368,7 +355,7 @@ func (l *loader) crds() []apiextensionsv1.CustomResourceDefinition {
 	for _, o := range res.objects {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := json.Unmarshal(o.Item, &crd); err != nil {
-			l.warnings = append(l.warnings, fmt.Sprintf("customresourcedefinition %s: %v", o.Name, err))
+			l.warnings = append(l.warnings, fmt.Sprintf("customresourcedefinition %s: %v", o.Name(), err))
 			continue
 		}
 		for i := range crd.Spec.Versions {

@@ -49,7 +49,7 @@ func TestConvertedLists(t *testing.T) {
 		t.Fatal("events.k8s.io/v1 events not found")
 	}
 	objs := r.NamespaceRange("default")
-	if len(objs) != 2 || objs[0].Name != "a.1" || objs[1].Name != "b.1" {
+	if len(objs) != 2 || objs[0].Name() != "a.1" || objs[1].Name() != "b.1" {
 		t.Fatalf("objects %v", objs)
 	}
 	if head, _ := objs[0].Typed(); string(head) != `{"kind":"Event","apiVersion":"events.k8s.io/v1",` {
@@ -70,7 +70,7 @@ func TestConvertedLists(t *testing.T) {
 	if msg != "" {
 		t.Fatal(msg)
 	}
-	if got := sel.Filter(objs); len(got) != 1 || got[0].Name != "a.1" {
+	if got := sel.Filter(objs); len(got) != 1 || got[0].Name() != "a.1" {
 		t.Errorf("regarding.kind=Node selected %v", got)
 	}
 	if _, msg := r.Select("v1", labels.Everything(), fields.OneTermEqualSelector("involvedObject.kind", "Node")); msg == "" {

@@ -59,18 +59,18 @@ type fieldTerm struct {
 func (s *Selection) Empty() bool { return s.labels == nil && len(s.fields) == 0 }
 
 func (s *Selection) matches(o *Object) bool {
-	if s.labels != nil && !s.labels.Matches(labels.Set(o.labels)) {
+	if s.labels != nil && !s.labels.Matches(o.labels()) {
 		return false
 	}
 	for _, t := range s.fields {
 		var v string
 		switch t.source {
 		case fromName:
-			v = o.Name
+			v = o.Name()
 		case fromNamespace:
-			v = o.Namespace
+			v = o.Namespace()
 		default:
-			if o.idx < len(t.values) {
+			if int(o.idx) < len(t.values) {
 				v = t.values[o.idx]
 			}
 		}

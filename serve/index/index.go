@@ -98,14 +98,14 @@ type Resource struct {
 // Object is one stored object, ready to be written in every form a client
 // can ask for without decoding it again.
 //
-// A bundle can hold a million small objects, so an Object is kept small:
-// Namespace and Name are slices of Key, offsets are 32 bits (an object is
-// at most the decode limit, 1 GiB), and what only loading needs is not
-// kept (the creation time of the default convertor's cells is read from
-// the metadata).
+// A bundle can hold a million small objects, so an Object is 128 bytes
+// besides its item: its namespace and name are parts of Key, its labels a
+// span of its metadata (rawLabels), offsets are 32 bits (an object is at
+// most the decode limit, 1 GiB), and what only loading needs is not kept
+// (the creation time of the default convertor's cells is read from the
+// metadata).
 type Object struct {
 	Key             string // namespace/name, or name for cluster-scoped objects
-	Namespace, Name string // of Key
 	ResourceVersion string
 	// Item is the object as a list Item: built-in items carry no kind or
 	// apiVersion (the server encodes typed lists that way), custom
@@ -115,19 +115,43 @@ type Object struct {
 	// `{"kind":"Pod","apiVersion":"v1",` replaces item's opening brace.
 	// It is nil when item carries its type already.
 	typePrefix []byte
+	Row        *TableRow
+	// nameAt is where the name starts in Key.
+	nameAt int32
 	// metaStart and metaEnd delimit the metadata value inside item.
 	metaStart, metaEnd int32
 	// mfStart and mfEnd delimit, inside the metadata, the managedFields
 	// member with the comma that separates it, which kubectl's rows leave
 	// out (rowPolicy); mfEnd is 0 when the metadata has none.
 	mfStart, mfEnd int32
+	// labelsAt and labelsLen delimit the labels object inside the
+	// metadata; labelsLen is 0 when it has none.
+	labelsAt, labelsLen int32
 	// rowPos is the row's position in its stored table.
 	rowPos int32
-	labels map[string]string
-	Row    *TableRow
 	// idx is the object's position in its resource, where its field
 	// selector values are kept.
-	idx int
+	idx int32
+}
+
+// Name is the object's metadata.name.
+func (o *Object) Name() string { return o.Key[o.nameAt:] }
+
+// Namespace is the object's namespace, "" for cluster-scoped objects.
+func (o *Object) Namespace() string {
+	if o.nameAt == 0 {
+		return ""
+	}
+	return o.Key[:o.nameAt-1]
+}
+
+// labels are the object's metadata.labels.
+func (o *Object) labels() rawLabels {
+	if o.labelsLen == 0 {
+		return nil
+	}
+	at := o.metaStart + o.labelsAt
+	return rawLabels(o.Item[at : at+o.labelsLen])
 }
 
 // Metadata is the object's ObjectMeta JSON.
@@ -322,8 +346,8 @@ func (x *Index) NotCollected(r *Resource, namespace string) string {
 		}
 	} else if ns := x.resources[namespacesResource]; ns != nil && !ns.notCollected {
 		for _, o := range ns.objects {
-			if !r.listedIn[o.Name] {
-				missing = append(missing, o.Name)
+			if !r.listedIn[o.Name()] {
+				missing = append(missing, o.Name())
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -101,21 +100,28 @@ type loadedList struct {
 	converted bool
 	// noItems: the file was an empty list without items (contract.List.NoItems).
 	noItems bool
-	objects []*loadedObject
+	objects []*Object
+	// types are the distinct types the items state, the first none;
+	// typeOf is each item's index in types, nil when no item states one
+	// (built-in lists, as the server writes them).
+	types  []itemType
+	typeOf []int32
 }
 
-// loadedObject is an object as decoded from its file, before discovery
-// says how it is served.
-type loadedObject struct {
-	body               []byte // compact JSON without kind and apiVersion
-	apiVersion, kind   string // as the object says, possibly ""
-	metaStart, metaEnd int
-	name, namespace    string
-	resourceVersion    string
-	created            string
-	labels             map[string]string
-	// typed: body starts with the type a custom resource is served with.
-	typed bool
+// typeOf is the type item i states.
+func (l *loadedList) typeOfItem(i int) itemType {
+	if l.typeOf == nil {
+		return itemType{}
+	}
+	return l.types[l.typeOf[i]]
+}
+
+// itemType is the type an item states, possibly "", kept while loading:
+// discovery says how it is served. typed: the item starts with the type a
+// custom resource is served with.
+type itemType struct {
+	apiVersion, kind string
+	typed            bool
 }
 
 // loadedTable is one stored Table file, decoded.
@@ -316,44 +322,61 @@ func (l *loader) decodeListFile(rel string, data []byte, c contract.Classificati
 	if out.gvr.Group == "" && out.gvr.Resource == "pods" && !c.Converted {
 		l.logs.addPods(contract.PodsOf(list, l.logPods))
 	}
+	out.objects = make([]*Object, 0, len(list.Items))
+	out.types = []itemType{{}}
+	typeIndex := map[itemType]int32{{}: 0}
 	for i, it := range list.Items {
 		// Each item is compacted in place, in the file's own buffer: the
 		// objects are slices of it, so a file costs its size once, one
 		// large object included, and one allocation.
-		o, err := newLoadedObject(rawjson.AppendCompact(it[:0:len(it)], it), c.Custom)
+		o, t, err := decodeObject(rawjson.AppendCompact(it[:0:len(it)], it), c.Custom, c.Key.Namespace)
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
-		if err := kinds.Item(i, o.kind); err != nil {
+		if err := kinds.Item(i, t.kind); err != nil {
 			return nil, err
 		}
-		meta, problems := serverMeta(o.body[o.metaStart:o.metaEnd], c.Custom)
+		meta, problems := serverMeta(o.Metadata(), c.Custom)
 		if len(problems) > 0 {
-			l.warn(rel, fmt.Errorf("item %d (%s): %s: left out of its metadata", i, o.name, strings.Join(problems, "; ")))
+			l.warn(rel, fmt.Errorf("item %d (%s): %s: left out of its metadata", i, o.Name(), strings.Join(problems, "; ")))
 		}
 		if meta != nil {
 			o.setMetadata(meta)
 		}
 		out.objects = append(out.objects, o)
+		if t != (itemType{}) || out.typeOf != nil {
+			k, ok := typeIndex[t]
+			if !ok {
+				k = int32(len(out.types))
+				out.types = append(out.types, t)
+				typeIndex[t] = k
+			}
+			if out.typeOf == nil {
+				out.typeOf = make([]int32, i, len(list.Items))
+			}
+			out.typeOf = append(out.typeOf, k)
+		}
 	}
 	return out, nil
 }
 
-// newLoadedObject splits a compact object into its type, which is removed
-// (in place), and its metadata, from which the identity and labels are
-// read. A custom resource that starts with its type as the server writes
-// it (apiVersion, then kind) keeps it: typed says so.
-func newLoadedObject(item []byte, custom bool) (*loadedObject, error) {
-	o := &loadedObject{}
+// decodeObject splits a compact object into its type, which is removed
+// (in place), and its metadata, from which its identity and the span of
+// its labels are read. A custom resource that starts with its type as the
+// server writes it (apiVersion, then kind) keeps it: typed says so. The
+// key is namespace/name, of ns when the object names no namespace; the
+// loader drops the namespace of cluster-scoped objects.
+func decodeObject(item []byte, custom bool, ns string) (*Object, itemType, error) {
+	var t itemType
 	var types []rawjson.Member
 	metaStart, metaEnd := -1, -1
 	rawjson.EachMember(item, func(m rawjson.Member) bool {
 		switch m.Name() {
 		case "kind":
-			o.kind = rawjson.String(item[m.Start:m.End])
+			t.kind = rawjson.String(item[m.Start:m.End])
 			types = append(types, m)
 		case "apiVersion":
-			o.apiVersion = rawjson.String(item[m.Start:m.End])
+			t.apiVersion = rawjson.String(item[m.Start:m.End])
 			types = append(types, m)
 		case "metadata":
 			metaStart, metaEnd = m.Start, m.End
@@ -361,50 +384,74 @@ func newLoadedObject(item []byte, custom bool) (*loadedObject, error) {
 		return true
 	})
 	if metaStart < 0 || item[metaStart] != '{' {
-		return nil, errors.New("no metadata object")
+		return nil, t, errors.New("no metadata object")
 	}
+	o := &Object{Item: item}
 	switch {
 	case len(types) == 0:
-		o.body, o.metaStart, o.metaEnd = item, metaStart, metaEnd
-	case custom && len(types) == 2 && o.apiVersion != "" && o.kind != "" && bytes.HasPrefix(item, typeMembers(`{"apiVersion":`, o.apiVersion, `,"kind":`, o.kind)):
-		o.body, o.metaStart, o.metaEnd, o.typed = item, metaStart, metaEnd, true
+	case custom && len(types) == 2 && t.apiVersion != "" && t.kind != "" && bytes.HasPrefix(item, typeMembers(`{"apiVersion":`, t.apiVersion, `,"kind":`, t.kind)):
+		t.typed = true
 	default:
-		o.body, o.metaStart, o.metaEnd = withoutMembers(item, types, metaStart, metaEnd)
+		o.Item, metaStart, metaEnd = withoutMembers(item, types, metaStart, metaEnd)
 	}
-	meta := o.body[o.metaStart:o.metaEnd]
-	var labels []byte
+	o.metaStart, o.metaEnd = int32(metaStart), int32(metaEnd)
+	var name, namespace string
+	meta := o.Metadata()
 	rawjson.EachMember(meta, func(m rawjson.Member) bool {
 		v := meta[m.Start:m.End]
 		switch m.Name() {
 		case "name":
-			o.name = rawjson.String(v)
+			name = rawjson.String(v)
 		case "namespace":
-			o.namespace = rawjson.String(v)
+			namespace = rawjson.String(v)
 		case "resourceVersion":
-			o.resourceVersion = rawjson.String(v)
-		case "creationTimestamp":
-			o.created = rawjson.String(v)
-		case "labels":
-			labels = v
+			o.ResourceVersion = rawjson.String(v)
 		}
 		return true
 	})
-	if o.name == "" {
-		return nil, errors.New("no metadata.name")
+	if name == "" {
+		return nil, t, errors.New("no metadata.name")
 	}
-	if len(labels) > 2 {
-		if err := json.Unmarshal(labels, &o.labels); err != nil {
-			return nil, fmt.Errorf("metadata.labels: %w", err)
+	if namespace != "" {
+		ns = namespace
+	}
+	o.Key, o.nameAt = ns+"/"+name, int32(len(ns)+1)
+	if err := o.findLabels(); err != nil {
+		return nil, t, err
+	}
+	return o, t, nil
+}
+
+// findLabels sets the span of the labels inside the metadata, checking
+// that they decode as the server's decoder would.
+func (o *Object) findLabels() error {
+	o.labelsAt, o.labelsLen = 0, 0
+	meta := o.Metadata()
+	var labels rawjson.Member
+	rawjson.EachMember(meta, func(m rawjson.Member) bool {
+		if m.Name() == "labels" {
+			labels = m
 		}
+		return true
+	})
+	if labels.End == 0 {
+		return nil
 	}
-	return o, nil
+	if err := checkLabels(meta[labels.Start:labels.End]); err != nil {
+		return err
+	}
+	if meta[labels.Start] == '{' {
+		o.labelsAt, o.labelsLen = int32(labels.Start), int32(labels.End-labels.Start)
+	}
+	return nil
 }
 
 // setMetadata replaces the object's metadata.
-func (o *loadedObject) setMetadata(meta []byte) {
-	body := make([]byte, 0, len(o.body)-(o.metaEnd-o.metaStart)+len(meta))
-	body = append(append(append(body, o.body[:o.metaStart]...), meta...), o.body[o.metaEnd:]...)
-	o.body, o.metaEnd = body, o.metaStart+len(meta)
+func (o *Object) setMetadata(meta []byte) {
+	body := make([]byte, 0, len(o.Item)-int(o.metaEnd-o.metaStart)+len(meta))
+	body = append(append(append(body, o.Item[:o.metaStart]...), meta...), o.Item[o.metaEnd:]...)
+	o.Item, o.metaEnd = body, o.metaStart+int32(len(meta))
+	o.findLabels() // checked before; the server's metadata keeps them
 }
 
 // withoutMembers rewrites the compact object obj without the members drop

@@ -7,7 +7,7 @@ import (
 	"github.com/bundlectl/bundlectl/internal/servetest"
 )
 
-func TestNewLoadedObject(t *testing.T) {
+func TestDecodeObject(t *testing.T) {
 	for _, tc := range []struct {
 		in, body, meta string
 	}{
@@ -16,20 +16,29 @@ func TestNewLoadedObject(t *testing.T) {
 		{`{"spec":{"kind":"x","s":"}\"{"},"metadata":{"name":"c\"d"},"apiVersion":"v1"}`, `{"spec":{"kind":"x","s":"}\"{"},"metadata":{"name":"c\"d"}}`, `{"name":"c\"d"}`},
 		{`{"metadata":{"name":"e","namespace":"n"}}`, `{"metadata":{"name":"e","namespace":"n"}}`, `{"name":"e","namespace":"n"}`},
 	} {
-		o, err := newLoadedObject([]byte(tc.in), false)
+		o, _, err := decodeObject([]byte(tc.in), false, "")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
-		if string(o.body) != tc.body || string(o.body[o.metaStart:o.metaEnd]) != tc.meta {
-			t.Errorf("%s: body %s meta %s", tc.in, o.body, o.body[o.metaStart:o.metaEnd])
+		if string(o.Item) != tc.body || string(o.Metadata()) != tc.meta {
+			t.Errorf("%s: body %s meta %s", tc.in, o.Item, o.Metadata())
 		}
 	}
-	o, _ := newLoadedObject([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"7","creationTimestamp":"2025-01-01T00:00:00Z","labels":{"k":"v"}}}`), false)
-	if o.kind != "Pod" || o.apiVersion != "v1" || o.name != "a" || o.namespace != "ns" || o.resourceVersion != "7" || o.created != "2025-01-01T00:00:00Z" || o.labels["k"] != "v" {
-		t.Errorf("identity %+v", o)
+	o, ty, _ := decodeObject([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"7","creationTimestamp":"2025-01-01T00:00:00Z","labels":{"k":"v","k":"w","n":null}}}`), false, "list")
+	if ty.kind != "Pod" || ty.apiVersion != "v1" || o.Name() != "a" || o.Namespace() != "ns" || o.Key != "ns/a" || o.ResourceVersion != "7" {
+		t.Errorf("identity %+v %+v", o, ty)
 	}
-	for _, bad := range []string{`{"kind":"Pod"}`, `{"metadata":{"namespace":"x"}}`, `{"metadata":"x"}`} {
-		if _, err := newLoadedObject([]byte(bad), false); err == nil {
+	// Labels are read as encoding/json decodes them: the last of a
+	// repeated key, null as "".
+	if v, ok := o.labels().Lookup("k"); v != "w" || !ok || !o.labels().Has("n") || o.labels().Get("n") != "" || o.labels().Has("x") {
+		t.Errorf("labels %s: k is %q, %v", o.labels(), v, ok)
+	}
+	if o, _, _ := decodeObject([]byte(`{"metadata":{"name":"a"}}`), false, "list"); o.Key != "list/a" || o.Namespace() != "list" {
+		t.Errorf("without a namespace: key %q", o.Key)
+	}
+	for _, bad := range []string{`{"kind":"Pod"}`, `{"metadata":{"namespace":"x"}}`, `{"metadata":"x"}`,
+		`{"metadata":{"name":"a","labels":{"k":1}}}`, `{"metadata":{"name":"a","labels":["k"]}}`} {
+		if _, _, err := decodeObject([]byte(bad), false, ""); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}
@@ -55,12 +64,12 @@ func TestLoadProblems(t *testing.T) {
 // matches what the contract computes from the decoded object (found by
 // FuzzSelectors).
 func TestNamesThatAreNotUTF8(t *testing.T) {
-	o, err := newLoadedObject([]byte("{\"metadata\":{\"name\":\"0\xe8\",\"namespace\":\"n\xff\",\"resourceVersion\":\"\xfe7\"}}"), false)
+	o, _, err := decodeObject([]byte("{\"metadata\":{\"name\":\"0\xe8\",\"namespace\":\"n\xff\",\"resourceVersion\":\"\xfe7\"}}"), false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.name != "0\uFFFD" || o.namespace != "n\uFFFD" || o.resourceVersion != "\uFFFD7" {
-		t.Errorf("read %q %q %q", o.name, o.namespace, o.resourceVersion)
+	if o.Name() != "0\uFFFD" || o.Namespace() != "n\uFFFD" || o.ResourceVersion != "\uFFFD7" {
+		t.Errorf("read %q %q %q", o.Name(), o.Namespace(), o.ResourceVersion)
 	}
 }
 
@@ -68,7 +77,7 @@ func TestNamesThatAreNotUTF8(t *testing.T) {
 // that starts with its type as the server writes it is kept as it is,
 // any other loses its type in place. Nothing is copied, so a large
 // object costs its size once.
-func TestNewLoadedObjectInPlace(t *testing.T) {
+func TestDecodeObjectInPlace(t *testing.T) {
 	for _, tc := range []struct {
 		in     string
 		custom bool
@@ -80,14 +89,14 @@ func TestNewLoadedObjectInPlace(t *testing.T) {
 		{`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{}}`, false, false, `{"metadata":{"name":"p"},"spec":{}}`},
 	} {
 		in := []byte(tc.in)
-		o, err := newLoadedObject(in, tc.custom)
+		o, ty, err := decodeObject(in, tc.custom, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.typed != tc.typed || string(o.body) != tc.body || &o.body[0] != &in[0] {
-			t.Errorf("%s: typed %v, body %s (in place: %v)", tc.in, o.typed, o.body, &o.body[0] == &in[0])
+		if ty.typed != tc.typed || string(o.Item) != tc.body || &o.Item[0] != &in[0] {
+			t.Errorf("%s: typed %v, body %s (in place: %v)", tc.in, ty.typed, o.Item, &o.Item[0] == &in[0])
 		}
-		if meta := string(o.body[o.metaStart:o.metaEnd]); !strings.HasPrefix(meta, `{"name":`) {
+		if meta := string(o.Metadata()); !strings.HasPrefix(meta, `{"name":`) {
 			t.Errorf("%s: metadata %s", tc.in, meta)
 		}
 	}

@@ -31,7 +31,7 @@ func (r *Resource) RowOrder(page []*Object) []*Object {
 	}
 	sorted := slices.Clone(page)
 	slices.SortStableFunc(sorted, func(a, b *Object) int {
-		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		if c := strings.Compare(a.Namespace(), b.Namespace()); c != 0 {
 			return c
 		}
 		return int(a.rowPos - b.rowPos)
@@ -48,7 +48,7 @@ func defaultCells(o *Object) []byte {
 			created = metav1.NewTime(t)
 		}
 	}
-	data, _ := json.Marshal([]any{o.Name, created.UTC().Format(time.RFC3339)})
+	data, _ := json.Marshal([]any{o.Name(), created.UTC().Format(time.RFC3339)})
 	return data
 }
 
@@ -107,7 +107,7 @@ func missingCells(defs []metav1.TableColumnDefinition, o *Object) []byte {
 	for i, d := range defs {
 		cells[i] = "<unknown>"
 		if d.Format == "name" {
-			cells[i] = o.Name
+			cells[i] = o.Name()
 		}
 	}
 	data, _ := json.Marshal(cells)

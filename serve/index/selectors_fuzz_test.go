@@ -68,7 +68,7 @@ func FuzzSelectors(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			lo, err := newLoadedObject(bytes.Clone(c), false) // it rewrites its argument
+			o, _, err := decodeObject(bytes.Clone(c), false, "") // it rewrites its argument
 			if err != nil {
 				continue
 			}
@@ -76,7 +76,8 @@ func FuzzSelectors(f *testing.F) {
 			if err := json.Unmarshal(c, &m); err != nil {
 				t.Fatalf("compact JSON that does not decode: %v", err)
 			}
-			objs = append(objs, &Object{Name: lo.name, Namespace: lo.namespace, labels: lo.labels, Item: c, idx: len(objs)})
+			o.idx = int32(len(objs))
+			objs = append(objs, o)
 			decoded = append(decoded, m)
 		}
 		fs := opts.FieldSelector

@@ -87,7 +87,7 @@ func TestFieldValuesAsTheContract(t *testing.T) {
 			if err != nil {
 				t.Fatalf("item %d: %v", i, err)
 			}
-			out = append(out, &Object{Item: c, idx: i})
+			out = append(out, &Object{Item: c, idx: int32(i)})
 		}
 		return out
 	}
