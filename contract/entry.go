@@ -81,10 +81,10 @@ func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 // ReadAll loads the content for decoding, refusing entries over the decode
 // limit with an error naming the entry.
 func (e *Entry) ReadAll() ([]byte, error) {
-	max, size := e.bundle.limits.MaxDecodeSize, e.Size()
-	if size > max {
-		return nil, e.bundle.errorf(e.Name, "%d bytes is over the %d-byte decode limit", size, max)
+	if err := e.checkDecodeSize(); err != nil {
+		return nil, err
 	}
+	size := e.Size()
 	// One buffer of the size the header declares: io.ReadAll's doubling
 	// would leave up to twice the file in garbage, which for one large
 	// file is most of a command's peak.
@@ -99,6 +99,35 @@ func (e *Entry) ReadAll() ([]byte, error) {
 		return nil, e.bundle.wrap(e.Name, err)
 	}
 	return data[:n], nil
+}
+
+// Open returns the content for decoding as it is read, for a reader that
+// keeps less than the whole file; it refuses entries over the decode
+// limit as ReadAll does, and its errors name the entry (see LocalError).
+// Valid only inside the Walk callback.
+func (e *Entry) Open() (io.Reader, error) {
+	if err := e.checkDecodeSize(); err != nil {
+		return nil, err
+	}
+	return entryReader{e}, nil
+}
+
+func (e *Entry) checkDecodeSize() error {
+	if max, size := e.bundle.limits.MaxDecodeSize, e.Size(); size > max {
+		return e.bundle.errorf(e.Name, "%d bytes is over the %d-byte decode limit", size, max)
+	}
+	return nil
+}
+
+// entryReader reads an entry's content, its errors naming the entry.
+type entryReader struct{ e *Entry }
+
+func (r entryReader) Read(p []byte) (int, error) {
+	n, err := r.e.Reader().Read(p)
+	if err != nil && err != io.EOF {
+		err = r.e.bundle.wrap(r.e.Name, err)
+	}
+	return n, err
 }
 
 // DecodeList reads a raw list entry and decodes it (ReadAll, then the

@@ -214,7 +214,12 @@ func (l *loader) walk(ctx context.Context) error {
 			if !l.b.IsListOfRecord(e) {
 				return nil
 			}
-		case contract.ClassTable, contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
+		case contract.ClassTable:
+			if !e.HasContent() {
+				return nil
+			}
+			return l.readTable(e)
+		case contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
 			if !e.HasContent() {
 				return nil
 			}
@@ -242,6 +247,34 @@ func (l *loader) walk(ctx context.Context) error {
 	return l.logs.mapLogs()
 }
 
+// readTable decodes a stored table as it is read (decodeTableFile),
+// while the workers decode lists: a file that is not a table is
+// reported, one that the archive cuts short ends the load.
+func (l *loader) readTable(e *contract.Entry) error {
+	r, err := e.Open()
+	var t *loadedTable
+	if err == nil {
+		t, err = decodeTableFile(r)
+	}
+	var ee *contract.EntryError
+	if errors.As(err, &ee) {
+		if local := e.LocalError(err); local != nil {
+			l.warn(e.Rel, local)
+			return nil
+		}
+		return err
+	}
+	if err != nil {
+		l.warn(e.Rel, err)
+		return nil
+	}
+	t.key = e.Class.Key
+	l.mu.Lock()
+	l.tables = append(l.tables, t)
+	l.mu.Unlock()
+	return nil
+}
+
 func (l *loader) decode(j job) {
 	switch j.class.Class {
 	case contract.ClassResourceList:
@@ -252,16 +285,6 @@ func (l *loader) decode(j job) {
 		}
 		l.mu.Lock()
 		l.lists = append(l.lists, list)
-		l.mu.Unlock()
-	case contract.ClassTable:
-		t, err := decodeTableFile(j.data)
-		if err != nil {
-			l.warn(j.rel, err)
-			return
-		}
-		t.key = j.class.Key
-		l.mu.Lock()
-		l.tables = append(l.tables, t)
 		l.mu.Unlock()
 	case contract.ClassSelectableFields:
 		gvr, ok := contract.ParseSelectableFieldsName(j.rel)
@@ -481,53 +504,4 @@ func withoutMembers(obj []byte, drop []rawjson.Member, metaStart, metaEnd int) (
 	}
 	out = append(out, '}')
 	return out[:len(out):len(out)], newMetaStart, newMetaStart + (metaEnd - metaStart)
-}
-
-// decodeTableFile keeps the column definitions and, for every row, its
-// cells and conditions, compacted into one buffer for the table, and the
-// identity of its object. Rows are matched to objects by that identity,
-// so the row's own copy of the metadata is not kept, nor the file.
-func decodeTableFile(data []byte) (*loadedTable, error) {
-	if err := rawjson.Check(data); err != nil {
-		return nil, err
-	}
-	if kind := rawjson.String(rawjson.Get(data, "kind")); kind != "Table" {
-		return nil, fmt.Errorf("kind is %q, not Table", kind)
-	}
-	t := &loadedTable{}
-	if cols := rawjson.Get(data, "columnDefinitions"); len(cols) > 0 && cols[0] == '[' {
-		t.columns = rawjson.AppendCompact(nil, cols)
-	}
-	rows := rawjson.Get(data, "rows")
-	size, n := 0, 0
-	rawjson.EachElement(rows, func(row []byte) {
-		size += len(rawjson.Get(row, "cells")) + len(rawjson.Get(row, "conditions"))
-		n++
-	})
-	// At most size once compacted: the buffer is never grown.
-	arena := make([]byte, 0, size)
-	keep := func(v []byte) []byte {
-		if len(v) == 0 || string(v) == "null" {
-			return nil
-		}
-		start := len(arena)
-		arena = rawjson.AppendCompact(arena, v)
-		return arena[start:len(arena):len(arena)]
-	}
-	served := make([]TableRow, 0, n)
-	t.rows = make([]loadedRow, 0, n)
-	rawjson.EachElement(rows, func(row []byte) {
-		served = append(served, TableRow{Cells: keep(rawjson.Get(row, "cells")), Conditions: keep(rawjson.Get(row, "conditions"))})
-		r := loadedRow{row: &served[len(served)-1]}
-		if r.row.Cells == nil {
-			r.row.Cells = []byte("[]")
-		}
-		if obj := rawjson.Get(row, "object"); len(obj) > 0 && obj[0] == '{' {
-			meta := rawjson.Get(obj, "metadata")
-			r.name, r.namespace = rawjson.String(rawjson.Get(meta, "name")), rawjson.String(rawjson.Get(meta, "namespace"))
-			r.hasObject = r.name != ""
-		}
-		t.rows = append(t.rows, r)
-	})
-	return t, nil
 }
