@@ -63,6 +63,11 @@ type Hostile struct {
 	// large object) do not hold: a CRD list is built into OpenAPI
 	// documents.
 	Ratios map[string]float64
+	// Items is the number of objects the cases of many small items
+	// serve (an event is served at two versions), whose bookkeeping each
+	// command may pay per object besides their bytes, at a cost the test
+	// states; 0 for the others.
+	Items int
 }
 
 // HostileOptions size the corpus.
@@ -88,6 +93,10 @@ type HostileOptions struct {
 	// CRDs of large schemas, or two CRDs of huge ones); 0 means
 	// CRDListDefault.
 	CRDListSize int64
+	// Items is the number of items of the many-items cases; 0 means
+	// ItemsDefault. Entries is the number of entries of the many-entries
+	// case; 0 means EntriesDefault.
+	Items, Entries int
 }
 
 const (
@@ -157,6 +166,12 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	}
 	if opts.CRDListSize == 0 {
 		opts.CRDListSize = CRDListDefault
+	}
+	if opts.Items == 0 {
+		opts.Items = ItemsDefault
+	}
+	if opts.Entries == 0 {
+		opts.Entries = EntriesDefault
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -339,7 +354,11 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range slices.Concat(more, early, pax, crdCases, inputs) {
+	items, err := itemCases(base, opts.Items, opts.Entries)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range slices.Concat(more, early, pax, crdCases, inputs, items) {
 		if err := add(c.h, c.data); err != nil {
 			return nil, err
 		}
