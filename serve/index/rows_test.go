@@ -112,7 +112,7 @@ func TestRowsThatMatchNoObject(t *testing.T) {
 			}
 			matched := 0
 			for _, o := range x.resources[pods].objects {
-				if o.Namespace != "default" {
+				if o.Namespace() != "default" {
 					continue
 				}
 				var cells []any
