@@ -82,7 +82,7 @@ load:
 # command's peak RSS per case; the default suite runs the same cases
 # scaled down.
 hostile-long:
-	BUNDLECTL_HOSTILE_LONG=1 $(GO) test -count=1 -run '^TestHostileBundles$$' -v -timeout 60m ./cmd/bundlectl/app/
+	BUNDLECTL_LONG=1 $(GO) test -count=1 -run '^TestHostileBundles$$' -v -timeout 60m ./cmd/bundlectl/app/
 
 # Every fuzz target for FUZZTIME each (10 minutes by default), one after
 # the other; a crasher is written under the package's testdata/fuzz and

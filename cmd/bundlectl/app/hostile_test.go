@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/testenv"
 )
 
 // hostileMaxRSS is the memory bound every command keeps on every hostile
@@ -62,7 +63,7 @@ func hostileBound(cmd string, h contracttest.Hostile) int64 {
 // decoys, 600 PAX records of 1 MB, a 200 MB CRD list, lists of a million
 // minimal items, 500,000 empty entries; one case at a time, each
 // command's peak logged.
-var hostileLong = os.Getenv("BUNDLECTL_HOSTILE_LONG") != ""
+var hostileLong = testenv.Long()
 
 // TestHostileBundles runs inspect, upgrade and serve, each as the real
 // command in a child process, on every bundle of the hostile corpus. A
