@@ -43,16 +43,20 @@ type ciWorkflow struct {
 	}
 }
 
-// readmeBlock returns the fenced block of README.md whose first line is first.
-func readmeBlock(t *testing.T, first string) []byte {
+// gatePage is the page of the docs that holds the CI recipe.
+const gatePage = "../../../docs/conformance.md"
+
+// recipeBlock returns the fenced block of the gate's page whose first
+// line is first.
+func recipeBlock(t *testing.T, first string) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../../../README.md")
+	data, err := os.ReadFile(gatePage)
 	if err != nil {
 		t.Fatal(err)
 	}
 	i := bytes.Index(data, []byte("```yaml\n"+first+"\n"))
 	if i < 0 {
-		t.Fatalf("README.md has no yaml block starting %q", first)
+		t.Fatalf("%s has no yaml block starting %q", gatePage, first)
 	}
 	block := data[i+len("```yaml\n"):]
 	end := bytes.Index(block, []byte("\n```\n"))
@@ -62,12 +66,12 @@ func readmeBlock(t *testing.T, first string) []byte {
 	return block[:end+1]
 }
 
-// The README's GitHub Actions recipe is valid YAML of the right shape: one
+// The docs' GitHub Actions recipe is valid YAML of the right shape: one
 // job per node image of the kind release bundlectl is built with, each
 // running the gate on its image with flags bundlectl has, uploading the
 // reports it writes, and every action pinned to its current major.
 func TestCIRecipe(t *testing.T) {
-	block := readmeBlock(t, "# .github/workflows/bundlectl-conformance.yml")
+	block := recipeBlock(t, "# .github/workflows/bundlectl-conformance.yml")
 	var wf ciWorkflow
 	if err := yaml.Unmarshal(block, &wf); err != nil {
 		t.Fatalf("the recipe is not YAML: %v", err)
@@ -141,11 +145,11 @@ func TestCIRecipe(t *testing.T) {
 		}
 	}
 
-	// The README's table of images is the list too.
-	readme, _ := os.ReadFile("../../../README.md")
+	// The page's table of images is the list too.
+	page, _ := os.ReadFile(gatePage)
 	for minor, image := range kind.Images.Images {
-		if bytes.Count(readme, []byte(image)) < 2 {
-			t.Errorf("README.md does not list %s's image %s beside the recipe", minor, image)
+		if bytes.Count(page, []byte(image)) < 2 {
+			t.Errorf("%s does not list %s's image %s beside the recipe", gatePage, minor, image)
 		}
 	}
 }
