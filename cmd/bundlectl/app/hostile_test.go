@@ -43,7 +43,7 @@ var hostileRatio = map[string]float64{"inspect": 1.25, "upgrade": 2.25, "serve":
 // many small items (Hostile.Items) besides the multiple of its bytes:
 // inspect keeps no item; upgrade an item's slice, type and key; serve its
 // Object, key and field selector values, and the cells of its table's
-// row (the README states these bounds).
+// row (docs/safety.md states these bounds).
 var hostileItemCost = map[string]int64{"inspect": 0, "upgrade": 100, "serve": 1000}
 
 // hostileBound is the bound of cmd on h.
