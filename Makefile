@@ -60,14 +60,14 @@ bench-long: build
 # and rewrites BENCHMARKS.md.
 bench-peers: apiserver build
 	BUNDLECTL_LONG=1 BUNDLECTL_BIN=$(CURDIR)/$(BIN) BENCHMARKS_MD=$(CURDIR)/BENCHMARKS.md \
-		$(GO) test -count=1 -run '^TestBenchPeers$$' -timeout 15m ./internal/peers/
+		$(GO) test -count=1 -run '^TestBenchPeers$$' -timeout 15m ./internal/test/peers/
 
 # Single Table GETs of `bundlectl serve` against the floor alone (a few
 # minutes): percentiles, CPU and page faults per GET. GETFLOOR_ARGS passes
 # the benchmark's flags, e.g. GETFLOOR_ARGS="-getfloor.peer -getfloor.n=6000".
 GETFLOOR_ARGS ?=
 bench-get: build
-	BUNDLECTL_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkGetFloor$$' -benchtime 1x -timeout 20m ./internal/peers/ -args $(GETFLOOR_ARGS)
+	BUNDLECTL_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkGetFloor$$' -benchtime 1x -timeout 20m ./internal/test/peers/ -args $(GETFLOOR_ARGS)
 
 # The long load run: 200 concurrent clients for 30 s against a served
 # 10k-pod bundle (the default suite runs a short one).

@@ -11,8 +11,8 @@ import (
 
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
-	"github.com/bundlectl/bundlectl/internal/localtest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // e2eChecks is a small matrix: enough to run kubectl's table, wide,

@@ -21,8 +21,8 @@ import (
 
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
-	"github.com/bundlectl/bundlectl/internal/localtest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // Gate A without a live server: each supported minor's kube-apiserver,

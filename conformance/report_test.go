@@ -14,7 +14,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/contract/collect"
 	"github.com/bundlectl/bundlectl/contract/termtext"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // goldenResult is a run with one of everything a report shows. Its diffs

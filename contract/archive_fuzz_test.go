@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // fuzzLimits keep each input small enough to be read in a millisecond.

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/gomod"
+	"github.com/bundlectl/bundlectl/internal/test/gomod"
 )
 
 // The constants name what go.mod pins: a bump of k8s.io/kubernetes that

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // What may follow a bundle in its file: gzip and GNU tar accept zero

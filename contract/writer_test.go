@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 var writerEntries = []struct {

@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/servetest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // A request to a deprecated API gets the server's Warning header, which

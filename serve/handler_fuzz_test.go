@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 // FuzzHandler sends arbitrary requests (method, path and query, Accept,

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 // A list of another kind than its path says is not served as that kind:

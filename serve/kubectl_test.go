@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 	"github.com/bundlectl/bundlectl/serve/index"
 )
 

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 func TestListEnvelope(t *testing.T) {

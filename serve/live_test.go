@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/bundlectl/bundlectl/internal/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
 )
 
 // TestLogErrorsLive asks the pinned kube-apiserver and serve the same

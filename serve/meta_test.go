@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/servetest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // TestUnknownMetadataMember serves a ConfigMap whose metadata holds a

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
 )
 

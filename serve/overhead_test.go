@@ -17,7 +17,7 @@ import (
 // 20 pods. "Chain" is the server Run starts (its http.Server, TLS config
 // and certificate, and NewHandler with the token); "Bare" is the same
 // http.Server and certificate with a handler that only replays the bytes
-// and headers Chain answered, as internal/peers' floor server does. The
+// and headers Chain answered, as internal/test/peers' floor server does. The
 // difference of the two is what serving costs above the floor.
 func BenchmarkServeOverTLS(b *testing.B) {
 	x := benchIndex(b)

@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 func TestIsKubectl(t *testing.T) {

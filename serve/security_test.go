@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 	"github.com/bundlectl/bundlectl/serve/index"
 )
 

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 func TestTableList(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
-	"github.com/bundlectl/bundlectl/internal/localtest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // builtinTestReleases are the releases whose captured data is compared

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // The converted lists are made from the lists the stream kept, without

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 	"github.com/bundlectl/bundlectl/serve"
 	"github.com/bundlectl/bundlectl/serve/index"
 	"github.com/bundlectl/bundlectl/transform"

@@ -21,8 +21,8 @@ import (
 
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
-	"github.com/bundlectl/bundlectl/internal/localtest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 	"github.com/bundlectl/bundlectl/serve"
 	"github.com/bundlectl/bundlectl/transform"
 )

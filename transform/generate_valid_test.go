@@ -25,7 +25,7 @@ import (
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 	"github.com/bundlectl/bundlectl/transform"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 	"github.com/bundlectl/bundlectl/transform"
 )
 

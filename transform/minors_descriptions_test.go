@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // TestMinorDescriptions holds transform/minors_descriptions.json.gz to the

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/mod/semver"
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 
-	"github.com/bundlectl/bundlectl/internal/gomod"
+	"github.com/bundlectl/bundlectl/internal/test/gomod"
 )
 
 // goModVersion is the version go.mod requires of a module.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/contract/collect"
-	"github.com/bundlectl/bundlectl/internal/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
 )
 
 func run(t *testing.T, opts collect.Options) (*collect.Summary, *collected) {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
-	"github.com/bundlectl/bundlectl/internal/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
 )
 
 var _ cluster.Provider = (*localapiserver.Provider)(nil)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
-	"github.com/bundlectl/bundlectl/internal/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 

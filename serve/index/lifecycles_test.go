@@ -25,8 +25,8 @@ import (
 	kscheme "k8s.io/client-go/kubernetes/scheme"
 	aggregatorscheme "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/scheme"
 
-	"github.com/bundlectl/bundlectl/internal/gomod"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/gomod"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // apiReleases are the releases of the API modules the lifecycles are read

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 func TestDecodeObject(t *testing.T) {

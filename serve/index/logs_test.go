@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 // TestLogsFromArchive reads logs of an archive from the spool, which has

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 func TestManagedFieldsSpan(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // manyLogsMaxRSS bounds serve's peak on a bundle of 100,000 tiny logs:

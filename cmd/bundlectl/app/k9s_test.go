@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // k9sBinary is the k9s TestK9s drives: testenv.K9sEnv names it ("1" for

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // TestUpgradeKilled kills `bundlectl upgrade` of a generated bundle at

@@ -30,8 +30,8 @@ import (
 
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // TestLoad is the bounded load test of `bundlectl serve`: a generated

@@ -15,8 +15,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // TestMain lets testscript run `bundlectl` in process: the scripts call the

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // TestKubectlTopCorpus runs the real kubectl top against the served 2025

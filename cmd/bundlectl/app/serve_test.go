@@ -9,7 +9,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
 	"github.com/bundlectl/bundlectl/contract"
-	"github.com/bundlectl/bundlectl/internal/servetest"
+	"github.com/bundlectl/bundlectl/internal/test/servetest"
 )
 
 // TestServeUpgradesLegacyOnLoad serves a bundle without discovery.json or

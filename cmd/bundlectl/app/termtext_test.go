@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/contract/termtext"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // hostileText takes over a terminal that prints it: it erases the line

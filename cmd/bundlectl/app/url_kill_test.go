@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // TestUpgradeURLKilled stops `bundlectl upgrade URL NEW` in the middle of

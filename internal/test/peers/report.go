@@ -171,7 +171,7 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Benchmarks against the peers\n\n")
-	p("Written by `make bench-peers` (package internal/peers) on %s. Every figure is\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))
+	p("Written by `make bench-peers` (package internal/test/peers) on %s. Every figure is\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))
 	p("measured on bundlectl and on its peer in the same run, alternately, on the same\n")
 	p("objects; the ratio is peer/bundlectl, so above 1 is bundlectl ahead. Values are medians.\n")
 	p("After a request of the peer's that took over 50 ms, the next side is measured once the\n")

@@ -15,7 +15,7 @@ import (
 
 // Launcher is the import path of the launcher, which callers build
 // (testenv.Build).
-const Launcher = "github.com/bundlectl/bundlectl/internal/peakrss/launcher"
+const Launcher = "github.com/bundlectl/bundlectl/internal/test/peakrss/launcher"
 
 // Run runs name with args under launcher and returns their combined
 // output and the command's peak RSS in bytes.

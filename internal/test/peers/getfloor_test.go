@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/localtest"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // The flags of BenchmarkGetFloor (after -args).

@@ -10,7 +10,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/peakrss"
+	"github.com/bundlectl/bundlectl/internal/test/peakrss"
 )
 
 // measureUpgrade times `bundlectl upgrade` against a gzip round trip of

@@ -20,7 +20,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // Options are the local provider's, for StartWith: tests name them

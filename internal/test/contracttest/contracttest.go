@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // RepoRoot finds the module root by walking up to go.mod.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/localtest"
-	"github.com/bundlectl/bundlectl/internal/peakrss"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/peakrss"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // TestBenchPeers is `make bench-peers`: the whole benchmark, run only
