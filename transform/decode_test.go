@@ -29,8 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 	"github.com/bundlectl/bundlectl/internal/rawjson"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // serverUnmarshal is what the apiserver's JSON serializer does with an

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 	"github.com/bundlectl/bundlectl/internal/rawjson"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // validCases are inputs on every edge of the grammar; each is checked

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 	"github.com/bundlectl/bundlectl/internal/localapiserver"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // Options configure Run.
