@@ -102,8 +102,10 @@
 // # Logs
 //
 // Every container (init, app, ephemeral) of every scheduled pod gets its
-// log, the last 10000 lines and at most 5 MiB, and its previous log when
-// it restarted; 30 seconds per request. A log that fails (a cluster
-// without kubelets answers errors) is reported and recorded where
-// troubleshoot records it, <container>[-previous]-logs-errors.log.
+// log, the last 10000 lines and at most 5 MiB, each line with the
+// kubelet's timestamp (serve shows them only when asked for, and needs
+// them for --since), and its previous log when it restarted; 30 seconds
+// per request. A log that fails (a cluster without kubelets answers
+// errors) is reported and recorded where troubleshoot records it,
+// <container>[-previous]-logs-errors.log.
 package collect

@@ -119,7 +119,9 @@ func (c *client) fetchLogs(ctx context.Context, reqs []logRequest) []fetched {
 			defer func() { <-sem }()
 			ctx, cancel := context.WithTimeout(ctx, logTimeout)
 			defer cancel()
-			q := url.Values{"container": {r.container}, "tailLines": {strconv.Itoa(logTailLines)}, "limitBytes": {strconv.Itoa(logLimitBytes)}}
+			// With the kubelet's timestamps, which serve shows only when
+			// asked for and needs for --since.
+			q := url.Values{"container": {r.container}, "tailLines": {strconv.Itoa(logTailLines)}, "limitBytes": {strconv.Itoa(logLimitBytes)}, "timestamps": {"true"}}
 			if r.previous {
 				q.Set("previous", "true")
 			}

@@ -165,6 +165,34 @@ func TestCollectThroughProxy(t *testing.T) {
 		checkEmpty(t, dir)
 	})
 
+	t.Run("logs are asked for with the kubelet's timestamps", func(t *testing.T) {
+		var mu sync.Mutex
+		var queries []string
+		_, pcfg := newProxy(t, cfg, func(w http.ResponseWriter, r *http.Request) bool {
+			if !strings.HasSuffix(r.URL.Path, "/log") {
+				return false
+			}
+			mu.Lock()
+			queries = append(queries, r.URL.Query().Get("container")+" timestamps="+r.URL.Query().Get("timestamps"))
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "2026-11-28T06:00:00.123456789Z started\n")
+			return true
+		})
+		sum, c := run(t, collect.Options{Config: pcfg})
+		if sum.Logs != 3 || len(queries) != 3 {
+			t.Fatalf("%d logs collected from %d requests, want 3", sum.Logs, len(queries))
+		}
+		for _, q := range queries {
+			if !strings.HasSuffix(q, " timestamps=true") {
+				t.Errorf("log request of %s", q)
+			}
+		}
+		if got := string(c.files["cluster-resources/pods/logs/team-a/web-1/app.log"]); got != "2026-11-28T06:00:00.123456789Z started\n" {
+			t.Errorf("app.log holds %q", got)
+		}
+	})
+
 	t.Run("an unreachable server leaves nothing", func(t *testing.T) {
 		dir := t.TempDir()
 		_, err := collect.Run(context.Background(), collect.Options{Config: &rest.Config{Host: "http://127.0.0.1:1"}, Dest: filepath.Join(dir, "bundle")})
