@@ -4,13 +4,16 @@
 # into a cache folder. The conformance gate's --local provider (package
 # internal/localapiserver) starts them as processes on loopback.
 #
-# Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z|1.NN] [--kubectl | --kubectl-only] [DEST]
+# Usage: scripts/build-local-apiserver.sh [--kube-version vX.Y.Z|1.NN] [--kubectl | --kubectl-only] [--with CMD,...] [DEST]
 #   --kube-version  the release to build, default the pinned one (v1.37.1);
 #                   a minor (1.31) means its newest patch, as releases.txt
 #                   (beside this file) lists it
 #   --kubectl       build kubectl of the same release too
 #   --kubectl-only  build only kubectl of that release (a client to test
 #                   against the pinned server; no kube-apiserver or etcd)
+#   --with CMD,...  build these programs of k8s.io/kubernetes/cmd too
+#                   (kubelet, kubeadm, kube-proxy, ...: what a kind node
+#                   image holds; scripts/kind-node-image.sh asks for them)
 #   DEST            defaults to ${BUNDLECTL_CACHE:-$HOME/.cache/bundlectl}/local-apiserver/<release>
 #
 # This file is the only copy of the recipe: package internal/localapiserver
@@ -39,6 +42,7 @@ ETCD_VERSION=v3.7.0
 K8S_VERSION=$PINNED_VERSION
 with_kubectl=false
 with_server=true
+with_cmds=()
 dest=
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -46,6 +50,8 @@ while [[ $# -gt 0 ]]; do
 	--kube-version=*) K8S_VERSION=${1#*=}; shift ;;
 	--kubectl) with_kubectl=true; shift ;;
 	--kubectl-only) with_kubectl=true; with_server=false; shift ;;
+	--with) IFS=, read -r -a with_cmds <<<"$2"; shift 2 ;;
+	--with=*) IFS=, read -r -a with_cmds <<<"${1#*=}"; shift ;;
 	-*) echo "unknown flag $1" >&2; exit 2 ;;
 	*) dest=$1; shift ;;
 	esac
@@ -103,15 +109,27 @@ built() {
 		e="$("$dest/etcd" --version 2>/dev/null)" || return 1
 		has_line "$k" "Kubernetes $K8S_VERSION" && has_line "$e" "etcd Version: ${ETCD_VERSION#v}" || return 1
 	fi
+	for c in "${with_cmds[@]}"; do
+		cmd_built "$c" || return 1
+	done
 	$with_kubectl || return 0
 	[[ -x "$dest/kubectl" ]] || return 1
 	c="$("$dest/kubectl" version --client 2>/dev/null)" || return 1
 	has_line "$c" "Client Version: $K8S_VERSION"
 }
+cmd_built() { # cmd_built NAME: a program of --with reports the release
+	local v
+	[[ -x "$dest/$1" ]] || return 1
+	if [[ $1 == kubeadm ]]; then
+		v="$("$dest/kubeadm" version -o short 2>/dev/null)" && [[ $v == "$K8S_VERSION" ]]
+	else
+		v="$("$dest/$1" --version 2>/dev/null)" && has_line "$v" "Kubernetes $K8S_VERSION"
+	fi
+}
 has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }
 done_msg() {
 	if $with_server; then
-		echo "kube-apiserver $K8S_VERSION$($with_kubectl && echo ", kubectl $K8S_VERSION") and etcd $ETCD_VERSION are in $dest"
+		echo "kube-apiserver $K8S_VERSION$($with_kubectl && echo ", kubectl $K8S_VERSION")${with_cmds[*]:+, ${with_cmds[*]}} and etcd $ETCD_VERSION are in $dest"
 	else
 		echo "kubectl $K8S_VERSION is in $dest"
 	fi
@@ -199,15 +217,18 @@ generate_openapi() { # in the wrapper, after tidy
 	cp "$work/openapi/k8s.io/kubernetes/pkg/generated/openapi/zz_generated.openapi.go" vendor/k8s.io/kubernetes/pkg/generated/openapi/
 }
 
-build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
-	local name=$1 pkg=$2 ldflags=$3
+build() { # build "NAME..." "MAIN_PACKAGE..." LDFLAGS REQUIREMENTS...: each NAME from its package, in one wrapper
+	local -a names pkgs
+	read -r -a names <<<"$1"
+	read -r -a pkgs <<<"$2"
+	local name=${names[0]} ldflags=$3
 	shift 3
-	local tmp="$dest/.$name.tmp.$$"
 	mkdir -p "$work/$name"
 	(
 		cd "$work/$name"
 		printf 'module bundlectl.local/%s\n\ngo 1.25.0\n' "$name" >go.mod
-		printf 'package main\n\nimport _ "%s"\n' "$pkg" >tools.go
+		printf 'package main\n\n' >tools.go
+		printf 'import _ "%s"\n' "${pkgs[@]}" >>tools.go
 		local req
 		for req in "$@"; do
 			local m=${req%@*} v=${req#*@}
@@ -250,10 +271,16 @@ build() { # build NAME MAIN_PACKAGE LDFLAGS REQUIREMENTS...
 			generate_openapi
 			mod=vendor
 		fi
-		echo "building $name from $pkg"
-		CGO_ENABLED=0 go build -mod=$mod -trimpath ${build_tags:+-tags "$build_tags"} -ldflags "$ldflags" -o "$tmp" "$pkg"
+		local i
+		for i in "${!names[@]}"; do
+			echo "building ${names[$i]} from ${pkgs[$i]}"
+			CGO_ENABLED=0 go build -mod=$mod -trimpath ${build_tags:+-tags "$build_tags"} -ldflags "$ldflags" -o "$dest/.${names[$i]}.tmp.$$" "${pkgs[$i]}"
+		done
 	)
-	mv -f "$tmp" "$dest/$name"
+	local n
+	for n in "${names[@]}"; do
+		mv -f "$dest/.$n.tmp.$$" "$dest/$n"
+	done
 }
 
 # The version stamp, as the release's own build (hack/lib/version.sh) writes
@@ -281,8 +308,16 @@ apiserver_built() {
 if $with_server && ! apiserver_built; then
 	build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" "${reqs[@]}"
 fi
+cmds=() cmd_pkgs=()
 if $with_kubectl; then
-	build kubectl k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" "${reqs[@]}"
+	cmds+=(kubectl) cmd_pkgs+=(k8s.io/kubernetes/cmd/kubectl)
+fi
+for c in "${with_cmds[@]}"; do
+	cmd_built "$c" && continue
+	cmds+=("$c") cmd_pkgs+=("k8s.io/kubernetes/cmd/$c")
+done
+if [[ ${#cmds[@]} -gt 0 ]]; then
+	build "${cmds[*]}" "${cmd_pkgs[*]}" "$k8s_ldflags" "${reqs[@]}"
 fi
 
 etcd_built() {
