@@ -11,6 +11,10 @@ type Cluster struct {
 	Name       string
 	Kubeconfig string // path to a kubeconfig whose current context is the cluster
 	Version    string // the Kubernetes version the provider started, when it knows
+	// Created says the provider created the cluster for the run (kind),
+	// so that all of it is the run's to collect: not a user's cluster,
+	// whose Secrets the gate must not copy.
+	Created bool
 }
 
 // Provider starts and stops a live cluster.

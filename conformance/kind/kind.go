@@ -137,7 +137,7 @@ func (p *Provider) Create(ctx context.Context) (*cluster.Cluster, error) {
 		p.provider = nil
 		return nil, err
 	}
-	return &cluster.Cluster{Name: name, Kubeconfig: p.kubeconfig, Version: parseImageRef(p.opts.Image).tag}, nil
+	return &cluster.Cluster{Name: name, Kubeconfig: p.kubeconfig, Version: parseImageRef(p.opts.Image).tag, Created: true}, nil
 }
 
 // Delete removes the cluster unless Keep was asked for.
