@@ -372,6 +372,11 @@ func (x *expandContext) expand(c *CheckSpec) ([]Case, error) {
 		}
 	case ForLogs:
 		for _, l := range x.inv.Logs {
+			// The bundle may hold more namespaces than the cases compare
+			// (a kind cluster's own pods, whose logs grow).
+			if len(x.namespaces) > 0 && !contains(x.namespaces, l.Namespace) {
+				continue
+			}
 			d := x.base()
 			d.Namespace, d.NamespaceFlag, d.Pod, d.Container, d.Previous = l.Namespace, "--namespace="+l.Namespace, l.Pod, l.Container, l.Previous
 			id := c.Name + "/" + l.Namespace + "/" + l.Pod + "/" + l.Container

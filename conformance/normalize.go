@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // The normalizations: the only differences between the live cluster and
@@ -52,6 +53,14 @@ const (
 	// header of a klog line kubectl prints on stderr: the time and the
 	// process id of that kubectl run.
 	NormKlogPrefix = "klogPrefix"
+	// NormHeartbeats: a node's heartbeats as kubectl describe prints them,
+	// its lease's RenewTime (the kubelet renews it every ten seconds) and
+	// its conditions' LastHeartbeatTime (rewritten every five minutes).
+	// The live one must be the served one or later, by no more than the
+	// time between the start of the collection and the end of the live
+	// run and a lease's duration (a renewal may predate the collection);
+	// the rest of the line must be the same.
+	NormHeartbeats = "heartbeats"
 )
 
 // NormOutsideCollection is the one normalization no check names, since
@@ -100,7 +109,7 @@ func anyIn(names []string, set map[string]bool) bool {
 }
 
 // Normalizations lists every normalization a check may name.
-var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix}
+var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix, NormHeartbeats}
 
 func knownNormalization(n string) bool {
 	for _, k := range Normalizations {
@@ -195,6 +204,9 @@ func (n *normalizer) text(live, served string) (string, string) {
 	if n.enabled[NormAges] {
 		// Before any line is forgiven: only lines equal as printed.
 		n.checkFrozenAges(ll, sl)
+	}
+	if n.enabled[NormHeartbeats] {
+		n.heartbeats(ll, sl)
 	}
 	if (n.enabled[NormAges] || n.enabled[NormClientAges]) && len(ll) == len(sl) {
 		for i := range ll {
@@ -457,4 +469,69 @@ func identityKey(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// describeTime is how kubectl describe prints a time.
+const describeTime = "Mon, 02 Jan 2006 15:04:05 -0700"
+
+// leaseDuration is a node lease's duration (the kubelet's
+// nodeLeaseDurationSeconds): a renewal the collection read may be that
+// old.
+const leaseDuration = 40 * time.Second
+
+// heartbeats forgives, in ll, what NormHeartbeats allows: the value of a
+// "RenewTime:" line, and the LastHeartbeatTime cell of the rows of a
+// conditions table whose header names that column.
+func (n *normalizer) heartbeats(ll, sl []string) {
+	if len(ll) != len(sl) {
+		return
+	}
+	col := -1
+	for i := range ll {
+		l, s := ll[i], sl[i]
+		if !strings.HasPrefix(l, " ") {
+			col = -1 // a new section
+		}
+		lc, sc := cells(l), cells(s)
+		if j := indexOf(lc, "LastHeartbeatTime"); j >= 0 && l == s {
+			col = j
+			continue
+		}
+		if l == s || len(lc) != len(sc) {
+			continue
+		}
+		j := col
+		if len(lc) >= 2 && strings.HasSuffix(lc[len(lc)-2], "RenewTime:") {
+			j = len(lc) - 1
+		}
+		if j < 0 || j >= len(lc) || !n.heartbeatAdvanced(lc[j], sc[j]) {
+			continue
+		}
+		lc[j] = sc[j]
+		if equalStrings(lc, sc) {
+			ll[i] = s
+			n.count(NormHeartbeats, 1)
+		}
+	}
+}
+
+// heartbeatAdvanced says whether live is served or a later heartbeat
+// within the bound NormHeartbeats sets.
+func (n *normalizer) heartbeatAdvanced(live, served string) bool {
+	lt, err1 := time.Parse(describeTime, live)
+	st, err2 := time.Parse(describeTime, served)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	d := lt.Sub(st)
+	return d >= 0 && d <= n.ages.hi+leaseDuration
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
 }

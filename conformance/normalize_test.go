@@ -286,3 +286,44 @@ func TestDropOutsideCollection(t *testing.T) {
 		t.Errorf("a collection of every namespace dropped %d", n)
 	}
 }
+
+// A node's heartbeats move on while the gate runs: the lease's RenewTime
+// and the conditions' LastHeartbeatTime of the live node may be later
+// than the served ones, within the window; nothing else on the line may
+// differ.
+func TestTextHeartbeats(t *testing.T) {
+	served := `Name:               kind-control-plane
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  MemoryPressure   False   Fri, 28 Nov 2026 07:00:10 +0000   Fri, 28 Nov 2026 06:50:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available
+  Ready            True    Fri, 28 Nov 2026 07:00:10 +0000   Fri, 28 Nov 2026 06:50:30 +0000   KubeletReady                 kubelet is posting ready status
+Lease:
+  HolderIdentity:  kind-control-plane
+  RenewTime:       Fri, 28 Nov 2026 07:00:40 +0000
+`
+	live := strings.ReplaceAll(served, "07:00:10", "07:01:10")
+	live = strings.Replace(live, "07:00:40", "07:01:20", 1)
+	n := newNormalizer([]string{NormHeartbeats}, window{0, 2 * time.Minute}, window{})
+	if l, s := n.text(live, served); l != s {
+		t.Fatalf("not equal after normalization:\n%s\n%s", l, s)
+	}
+	if n.counts[NormHeartbeats] != 3 {
+		t.Errorf("counts %v, want 3 heartbeats", n.counts)
+	}
+	for name, l := range map[string]string{
+		"without the normalization": "",
+		"a transition time moved":   strings.Replace(live, "06:50:30", "06:59:30", 1),
+		"a status changed":          strings.Replace(live, "Ready            True ", "Ready            False", 1),
+		"a live heartbeat earlier":  strings.Replace(served, "07:00:40", "07:00:30", 1),
+		"past the window":           strings.Replace(served, "07:00:40", "07:04:00", 1),
+	} {
+		norm := []string{NormHeartbeats}
+		if l == "" {
+			l, norm = live, nil
+		}
+		if d := textDiff(newNormalizer(norm, window{0, 2 * time.Minute}, window{}), l, served); d == "" {
+			t.Errorf("%s: forgiven", name)
+		}
+	}
+}
