@@ -44,6 +44,12 @@ type CaseResult struct {
 	// Live and Served are kept for the report of a failed case.
 	Live, Served Output
 	Duration     time.Duration
+	// Round is the round of the gate this result is from when the case
+	// diverged at first and was run again on a newer collection, the
+	// cluster having moved (see maxRounds); First holds the divergences
+	// of its first run then.
+	Round int
+	First []Divergence
 }
 
 // Diverged says whether the case found a divergence.

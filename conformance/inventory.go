@@ -1,9 +1,12 @@
 package conformance
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -87,12 +90,17 @@ func (r *Resource) hasVerb(v string) bool {
 type ObjectRef struct {
 	Namespace, Name, UID string
 	Labels               map[string]string
+	// ResourceVersion changes with every write of the object: two
+	// collections tell by it what moved in between.
+	ResourceVersion string
 }
 
 // LogRef is one container log the bundle holds.
 type LogRef struct {
 	Namespace, Pod, Container string
 	Previous                  bool
+	// Digest is the SHA-256 of the log as collected.
+	Digest string
 }
 
 // ReadInventory reads the inventory of a contract bundle (a folder or an
@@ -130,7 +138,11 @@ func ReadInventory(path string) (*Inventory, error) {
 	err = b.Walk(func(e *contract.Entry) error {
 		switch {
 		case e.Class.Class == contract.ClassPodLog:
-			inv.Logs = append(inv.Logs, LogRef{Namespace: e.Class.Key.Namespace, Pod: e.Class.Pod, Container: e.Class.Container, Previous: e.Class.Previous})
+			h := sha256.New()
+			if _, err := io.Copy(h, e.Reader()); err != nil {
+				return fmt.Errorf("%s: %w", e.Rel, err)
+			}
+			inv.Logs = append(inv.Logs, LogRef{Namespace: e.Class.Key.Namespace, Pod: e.Class.Pod, Container: e.Class.Container, Previous: e.Class.Previous, Digest: hex.EncodeToString(h.Sum(nil))})
 			return nil
 		case !b.IsListOfRecord(e):
 			return nil
@@ -150,7 +162,7 @@ func ReadInventory(path string) (*Inventory, error) {
 			if err := json.Unmarshal(item, &o); err != nil {
 				return fmt.Errorf("%s: %w", e.Rel, err)
 			}
-			r.Objects = append(r.Objects, ObjectRef{Namespace: o.Metadata.Namespace, Name: o.Metadata.Name, UID: string(o.Metadata.UID), Labels: o.Metadata.Labels})
+			r.Objects = append(r.Objects, ObjectRef{Namespace: o.Metadata.Namespace, Name: o.Metadata.Name, UID: string(o.Metadata.UID), Labels: o.Metadata.Labels, ResourceVersion: o.Metadata.ResourceVersion})
 		}
 		return nil
 	})

@@ -133,6 +133,9 @@ func (r *Result) headerLines() [][2]string {
 	if len(rules) > 0 {
 		h = append(h, [2]string{"resource rules", strings.Join(rules, "; ") + " (see the checks file for why)"})
 	}
+	if len(r.Rounds) > 0 {
+		h = append(h, [2]string{"cluster moved", roundsLine(r.Rounds)})
+	}
 	h = append(h, [2]string{"baseline", r.Baseline})
 	norm := sortedCounts(r.Normalized())
 	if len(norm) == 0 {
@@ -159,7 +162,17 @@ func orUnknown(s string) string {
 
 func gateLine(name string, cases []*CaseResult) string {
 	n, passed, accepted, failed := totals(cases)
-	return fmt.Sprintf("%s: %d cases, %d identical, %d accepted by the baseline, %d failed", name, n, passed, accepted, failed)
+	later := 0
+	for _, c := range cases {
+		if c.Round > 0 && !c.Diverged() {
+			later++
+		}
+	}
+	identical := fmt.Sprintf("%d identical", passed)
+	if later > 0 {
+		identical += fmt.Sprintf(" (%d of them on a later collection: the cluster had moved)", later)
+	}
+	return fmt.Sprintf("%s: %d cases, %s, %d accepted by the baseline, %d failed", name, n, identical, accepted, failed)
 }
 
 // WriteText writes the report for people: the verdict, the run, the

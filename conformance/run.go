@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/mod/semver"
@@ -21,7 +19,6 @@ import (
 	"github.com/bundlectl/bundlectl/conformance/fixtures"
 	"github.com/bundlectl/bundlectl/contract/collect"
 	"github.com/bundlectl/bundlectl/contract/termtext"
-	"github.com/bundlectl/bundlectl/serve"
 )
 
 // DefaultPrefix names the fixtures run of the gate: its namespaces are
@@ -101,6 +98,9 @@ type Result struct {
 	UpgradeProblems []string
 	// Cases is Gate B: one case per expanded check.
 	Cases []*CaseResult
+	// Rounds are the collections after the first, for the cases that
+	// diverged while the cluster moved.
+	Rounds []Round
 	// Rules are the per-resource normalizations of the checks file.
 	Rules map[string]ResourceRule
 
@@ -123,7 +123,11 @@ type FixturesResult struct {
 	IncludeSecretValues bool
 	Objects             int
 	Skipped             []string
-	Removed             string // "removed", "left for the cluster's deletion", or the error
+	// Cluster is fixtures.ClusterKubelet where a kubelet runs the
+	// fixtures' workloads (on KubeletNodes), else fixtures.ClusterBare.
+	Cluster      string
+	KubeletNodes []string
+	Removed      string // "removed", "left for the cluster's deletion", or the error
 }
 
 // Step is a timed phase of the run.
@@ -266,7 +270,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		logf("applying the fixtures (run %s)", o.Prefix)
 		applied, aerr := fixtures.Apply(ctx, cfg, fixtures.Options{Prefix: o.Prefix})
 		if applied != nil {
-			fr := &FixturesResult{Prefix: o.Prefix, Namespaces: applied.Namespaces, Objects: len(applied.Objects), Skipped: applied.SkippedKinds()}
+			fr := &FixturesResult{Prefix: o.Prefix, Namespaces: applied.Namespaces, Objects: len(applied.Objects), Skipped: applied.SkippedKinds(), Cluster: applied.Cluster, KubeletNodes: applied.KubeletNodes}
 			res.Fixtures = fr
 			defer func() {
 				if !o.ClusterOutlivesRun {
@@ -293,12 +297,19 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		step("apply the fixtures", t)
 	}
 
-	// Collect.
+	// Collect. On a cluster the gate created whose kubelet runs the
+	// fixtures, every namespace: describe of a node reads the pods on it
+	// in every namespace, its lease and its events (in kube-node-lease
+	// and default). The cases still compare the fixture namespaces.
+	collected := namespaces
+	if c.Created && res.Fixtures != nil && res.Fixtures.Cluster == fixtures.ClusterKubelet {
+		collected = nil
+	}
 	t = time.Now()
 	logf("collecting the bundle into %s", bundleDir)
 	collectStart := time.Now()
 	sum, err := collect.Run(ctx, collect.Options{
-		Config: cfg, Namespaces: namespaces, Dest: bundleDir,
+		Config: cfg, Namespaces: collected, Dest: bundleDir,
 		IncludeSecretValues: !o.NoFixtures || o.IncludeSecretValues,
 	})
 	if err != nil {
@@ -376,12 +387,24 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	logf("gate B: serving the bundle and running %d cases against both (%d at a time)", len(cases), o.Parallel)
 	res.Cases, res.ServeWarnings, err = runServerGate(ctx, serverGate{
 		bundle: servedDir, live: c.Kubeconfig, kubectl: k, cases: cases,
-		parallel: o.Parallel, collectStart: collectStart, collectEnd: collectEnd, collected: namespaces,
+		parallel: o.Parallel, collectStart: collectStart, collectEnd: collectEnd, collected: collected,
 	})
 	if err != nil {
 		return res, fmt.Errorf("gate B: %w", err)
 	}
 	step("gate B: the server", t)
+	t = time.Now()
+	res.Rounds, err = rerunMoved(ctx, roundsOptions{
+		collect: collect.Options{Config: cfg, Namespaces: collected, IncludeSecretValues: !o.NoFixtures || o.IncludeSecretValues},
+		workDir: workDir, first: inv, logf: logf,
+		gate: serverGate{live: c.Kubeconfig, kubectl: k, parallel: o.Parallel, collected: collected},
+	}, res.Cases)
+	if err != nil {
+		return res, fmt.Errorf("gate B: %w", err)
+	}
+	if len(res.Rounds) > 0 {
+		step("gate B: the cases again while the cluster moved", t)
+	}
 
 	res.Stale = baseline.Apply(res.all(), o.Run != nil, res.LiveMinor)
 	res.Duration = time.Since(start)
@@ -451,125 +474,4 @@ func makeWorkDir(dir string) (string, bool, error) {
 	}
 	d, err := os.MkdirTemp("", "bundlectl-conformance-")
 	return d, true, err
-}
-
-// serverGate is what Gate B needs.
-type serverGate struct {
-	bundle   string
-	live     string // the live cluster's kubeconfig
-	kubectl  *kubectl
-	cases    []Case
-	parallel int
-	// collectStart and collectEnd bound when the server rendered the
-	// tables the bundle holds.
-	collectStart, collectEnd time.Time
-	// collected are the namespaces the bundle was collected from; nil
-	// means all.
-	collected []string
-}
-
-// runServerGate serves the bundle in process and runs every case against
-// the served bundle and then the live cluster.
-func runServerGate(ctx context.Context, g serverGate) ([]*CaseResult, []string, error) {
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	var serveOut, serveErr bytes.Buffer
-	go func() {
-		done <- serve.Run(sctx, serve.Options{
-			Bundles: []string{g.bundle},
-			Out:     &serveOut, ErrOut: &serveErr,
-			Ready: func(kubeconfig string) { ready <- kubeconfig },
-		})
-	}()
-	var served string
-	select {
-	case served = <-ready:
-	case err := <-done:
-		if err == nil {
-			err = errors.New("serve stopped before it was ready")
-		}
-		return nil, nil, fmt.Errorf("serving the bundle: %w", err)
-	case <-ctx.Done():
-		<-done
-		return nil, nil, ctx.Err()
-	}
-	defer func() {
-		stop()
-		<-done
-	}()
-	var warnings []string
-	for _, line := range strings.Split(serveErr.String(), "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			warnings = append(warnings, line)
-		}
-	}
-	liveRaw, err := newRawClient(g.live)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the live cluster's kubeconfig: %w", err)
-	}
-	servedRaw, err := newRawClient(served)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the served bundle's kubeconfig: %w", err)
-	}
-	results := make([]*CaseResult, len(g.cases))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < g.parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				c := g.cases[i]
-				t := time.Now()
-				var lo, so Output
-				// The served side first: an age kubectl computes itself
-				// (describe) can then only be ahead on the live side.
-				servedStart := time.Now()
-				if c.Request != nil {
-					so = servedRaw.do(ctx, c.Request)
-				} else {
-					so = g.kubectl.run(ctx, served, c.Kubectl)
-				}
-				liveStart := time.Now()
-				if c.Request != nil {
-					lo = liveRaw.do(ctx, c.Request)
-				} else {
-					lo = g.kubectl.run(ctx, g.live, c.Kubectl)
-				}
-				liveEnd := time.Now()
-				// The served tables were rendered during the collection,
-				// the live ones during the live run.
-				ages := window{lo: liveStart.Sub(g.collectEnd), hi: liveEnd.Sub(g.collectStart)}
-				clientAges := window{lo: 0, hi: liveEnd.Sub(servedStart)}
-				compared := so
-				var dropped int
-				compared.Stderr, dropped = dropOutsideCollection(so.Stderr, g.collected)
-				divs, counts := compareOutputs(c, lo, compared, ages, clientAges)
-				if dropped > 0 {
-					if counts == nil {
-						counts = map[string]int{}
-					}
-					counts[NormOutsideCollection] += dropped
-				}
-				results[i] = &CaseResult{Case: c, Divergences: divs, Counts: counts, Live: lo, Served: so, Duration: time.Since(t)}
-			}
-		}()
-	}
-	for i := range g.cases {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	return results, warnings, nil
 }

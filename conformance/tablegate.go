@@ -58,14 +58,9 @@ type tableGateResult struct {
 
 func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, error) {
 	start := time.Now()
-	legacy := filepath.Join(o.workDir, "legacy")
-	upgraded := filepath.Join(o.workDir, "upgraded")
-	if err := stripContract(o.collected, legacy); err != nil {
-		return nil, fmt.Errorf("making the legacy bundle: %w", err)
-	}
-	sum, err := transform.Upgrade(ctx, transform.Options{Source: legacy, Dest: upgraded, Limits: contract.DefaultLimits})
+	upgraded, sum, err := upgradeStripped(ctx, o.collected, o.workDir)
 	if err != nil {
-		return nil, fmt.Errorf("upgrading the legacy bundle: %w", err)
+		return nil, err
 	}
 	res := &tableGateResult{Upgrade: sum, Upgraded: upgraded}
 	server, err := bundleTables(o.collected)
@@ -119,6 +114,22 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 	res.Cases = append(res.Cases, converted...)
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// upgradeStripped strips the collected bundle of its contract into
+// workDir/legacy (a troubleshoot bundle) and upgrades that into
+// workDir/upgraded, whose path it returns.
+func upgradeStripped(ctx context.Context, collected, workDir string) (string, *transform.Summary, error) {
+	legacy := filepath.Join(workDir, "legacy")
+	upgraded := filepath.Join(workDir, "upgraded")
+	if err := stripContract(collected, legacy); err != nil {
+		return "", nil, fmt.Errorf("making the legacy bundle: %w", err)
+	}
+	sum, err := transform.Upgrade(ctx, transform.Options{Source: legacy, Dest: upgraded, Limits: contract.DefaultLimits})
+	if err != nil {
+		return "", nil, fmt.Errorf("upgrading the legacy bundle: %w", err)
+	}
+	return upgraded, sum, nil
 }
 
 // compareConverted compares every list the collector stored under
