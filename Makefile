@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers bench-get load hostile-long fuzz demo conformance conformance-clients conformance-matrix record-live serve-clients k9s clean apiserver generate record-printers
+.PHONY: all build test lint bench bench-long bench-peers bench-get load hostile-long fuzz demo conformance conformance-clients conformance-matrix kind-node-image record-live serve-clients k9s clean apiserver generate record-printers
 
 all: build
 
@@ -128,6 +128,16 @@ conformance-clients: build
 MINORS ?=
 conformance-matrix: build
 	OUT=$(OUT) KUBECTL=$(KUBECTL) scripts/live-matrix.sh $(MINORS)
+
+# A kind node image of a Kubernetes release, built here without an image
+# registry (Debian, kind's base recipe from the module cache, the
+# release's binaries from the Go module proxy) and cached under
+# ~/.cache/bundlectl/kind: bundlectl.local/kind-node:<release>. Needs a
+# Docker daemon (../shared/tools/dockerd-here starts one).
+# KIND_KUBE_VERSION=1.34 builds another minor (kind v0.33.0: 1.34-1.37).
+KIND_KUBE_VERSION ?= 1.37
+kind-node-image:
+	scripts/kind-node-image.sh --kube-version $(KIND_KUBE_VERSION)
 
 # Each supported minor's live Tables of the fixtures, recorded from its
 # kube-apiserver into testdata/live/<minor>/bundle.tar.gz (the bundle the
