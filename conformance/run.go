@@ -268,7 +268,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if !o.NoFixtures {
 		t = time.Now()
 		logf("applying the fixtures (run %s)", o.Prefix)
-		applied, aerr := fixtures.Apply(ctx, cfg, fixtures.Options{Prefix: o.Prefix})
+		applied, aerr := fixtures.Apply(ctx, cfg, fixtures.Options{Prefix: o.Prefix, Logf: logf})
 		if applied != nil {
 			fr := &FixturesResult{Prefix: o.Prefix, Namespaces: applied.Namespaces, Objects: len(applied.Objects), Skipped: applied.SkippedKinds(), Cluster: applied.Cluster, KubeletNodes: applied.KubeletNodes}
 			res.Fixtures = fr
