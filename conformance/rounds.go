@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -64,6 +65,9 @@ func rerunMoved(ctx context.Context, o roundsOptions, results []*CaseResult) ([]
 		start := time.Now()
 		dir := filepath.Join(o.workDir, fmt.Sprintf("round-%d", n))
 		bundle := filepath.Join(dir, "bundle")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return rounds, fmt.Errorf("round %d: %w", n, err)
+		}
 		co := o.collect
 		co.Dest = bundle
 		collectStart := time.Now()
