@@ -6,7 +6,7 @@ BIN       := bin/bundlectl
 EXAMPLE   := testdata/example-bundle/support-bundle-2025-11-20T10_00_00
 OUT       := out
 
-.PHONY: all build test lint bench bench-long bench-peers bench-get load hostile-long fuzz demo conformance conformance-clients conformance-matrix kind-node-image record-live serve-clients k9s clean apiserver generate record-printers
+.PHONY: all build test lint bench bench-long bench-peers bench-get load hostile-long fuzz demo conformance conformance-clients conformance-matrix conformance-kind kind-node-image record-live serve-clients k9s clean apiserver generate record-printers
 
 all: build
 
@@ -138,6 +138,15 @@ conformance-matrix: build
 KIND_KUBE_VERSION ?= 1.37
 kind-node-image:
 	scripts/kind-node-image.sh --kube-version $(KIND_KUBE_VERSION)
+
+# The gate against real kind clusters, as GitHub Actions runs it
+# (bundlectl conformance --kind --kind-image ...), on node images built
+# here, at each of KIND_MINORS; then the kind provider's tests against real
+# clusters. Starts Docker where none answers; the reports go to
+# testdata/kind-report/<minor>/.
+KIND_MINORS ?= 1.37 1.34
+conformance-kind:
+	scripts/conformance-kind.sh $(KIND_MINORS)
 
 # Each supported minor's live Tables of the fixtures, recorded from its
 # kube-apiserver into testdata/live/<minor>/bundle.tar.gz (the bundle the
