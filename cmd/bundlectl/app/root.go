@@ -70,6 +70,7 @@ func NewRootCommand(streams IOStreams) *cobra.Command {
 	root.AddCommand(
 		newVersionCommand(streams),
 		newInspectCommand(streams),
+		newDiffCommand(streams),
 		newUpgradeCommand(streams),
 		newServeCommand(streams),
 		newShellCommand(streams),

@@ -1,0 +1,19 @@
+// Package diff compares two bundles of one cluster object by object: what
+// was added, removed, re-created (replaced: same name, another uid) or
+// changed, per kind, with the rows of each side's own tables (rendered as
+// of each bundle's collection time) and the changed cells marked.
+//
+// The comparison streams: the first pass over bundle A keeps, per object,
+// its identity (group, kind, namespace, name), uid, two digests (of the
+// object as stored, and with the noise left out, see normalize.go) and
+// where it is; the pass over B compares each of its objects with that
+// index and keeps only what differs. Second passes over the files that
+// hold a difference read the objects' details and table rows. Memory
+// grows with the number of objects and of differences, not with the
+// bundles' size.
+//
+// What matters to a person (restarts up, pods no longer Running, new
+// Warning events, image changes, node conditions, deployments with fewer
+// available replicas) is type-specific knowledge, kept here under
+// transform/ as the project's rules ask (highlights.go).
+package diff

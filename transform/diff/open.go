@@ -1,0 +1,75 @@
+package diff
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/transform"
+)
+
+// side is one opened bundle of the comparison, upgraded when legacy.
+type side struct {
+	b           *contract.Bundle
+	name        string
+	collectedAt time.Time
+	version     string
+	cleanup     func()
+	// warnings are the files that could not be read, each once.
+	warnings []string
+	warned   map[string]bool
+}
+
+// open opens a bundle as serve loads one: a legacy bundle is upgraded
+// first (transform.UpgradeOnLoad, which tells log what it did) into a
+// temporary uncompressed tar, so that both sides have tables of their
+// own release as of their own collection time.
+func open(ctx context.Context, name string, o Options) (*side, error) {
+	b, err := contract.OpenContext(ctx, name, contract.OpenOptions{Stdin: o.Stdin, HTTP: o.HTTP, Limits: o.Limits, KeepStream: true})
+	if err != nil {
+		return nil, err
+	}
+	s := &side{b: b, name: b.Path, cleanup: func() { b.Close() }}
+	if !b.HasClusterResources {
+		s.cleanup()
+		return nil, fmt.Errorf("%s: %s, so there are no objects to compare", s.name, contract.NoClusterResources)
+	}
+	if b.DiscoveryJSON == nil {
+		if err := s.upgrade(ctx, o.Log); err != nil {
+			return nil, err
+		}
+	}
+	d, err := s.b.Discovery()
+	if err != nil || d == nil {
+		s.cleanup()
+		if err == nil {
+			err = fmt.Errorf("no %s after the upgrade", contract.DiscoveryPath())
+		}
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	s.collectedAt, s.version = d.CollectedTime(), d.KubernetesVersion
+	return s, nil
+}
+
+// upgrade replaces the legacy bundle by its upgraded copy.
+func (s *side) upgrade(ctx context.Context, log io.Writer) error {
+	path, removeCopy, err := transform.UpgradeOnLoad(time.Time{}, "", log)(ctx, s.b)
+	limits := s.b.Limits()
+	s.cleanup()
+	if err != nil {
+		return fmt.Errorf("upgrading %s: %w", s.name, err)
+	}
+	b, err := contract.Open(path, limits)
+	if err != nil {
+		removeCopy()
+		return fmt.Errorf("opening the upgraded %s: %w", s.name, err)
+	}
+	s.b, s.cleanup = b, func() { b.Close(); removeCopy() }
+	// The upgrade's heap is garbage now; collected before the index is
+	// built, it is reused rather than added to (as serve does).
+	runtime.GC()
+	return nil
+}

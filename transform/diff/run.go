@@ -1,0 +1,106 @@
+package diff
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bundlectl/bundlectl/contract"
+)
+
+// differ holds one comparison's state between its passes.
+type differ struct {
+	o              *Options
+	a, b           *side
+	filesA, filesB files
+	// index is A's objects, from the first pass until B has been read.
+	index   map[objectKey]*indexed
+	changes []*change
+	byKey   map[objectKey]*change
+	// noise counts, per kind, the objects left out because they differ
+	// only in noise.
+	noise map[groupKind]int
+	// resources names each kind as kubectl does (pods, deployments.apps).
+	resources map[groupKind]string
+	// colsA and colsB are each side's table columns per kind.
+	colsA, colsB map[groupKind][]metav1.TableColumnDefinition
+	logs         []LogChange
+}
+
+// Run compares bundle o.B with bundle o.A.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.A == "-" && o.B == "-" {
+		return nil, errors.New("only one of the two bundles can be standard input")
+	}
+	if o.Limits == (contract.Limits{}) {
+		o.Limits = contract.DefaultLimits
+	}
+	a, err := open(ctx, o.A, o)
+	if err != nil {
+		return nil, err
+	}
+	defer a.cleanup()
+	b, err := open(ctx, o.B, o)
+	if err != nil {
+		return nil, err
+	}
+	defer b.cleanup()
+	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{}, byKey: map[objectKey]*change{},
+		noise: map[groupKind]int{}, resources: map[groupKind]string{},
+		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{}}
+	if err := d.indexA(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.compareB(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.details(ctx, sideOf{s: a, files: &d.filesA, isA: true}); err != nil {
+		return nil, err
+	}
+	if err := d.details(ctx, sideOf{s: b, files: &d.filesB}); err != nil {
+		return nil, err
+	}
+	if o.Logs {
+		if d.logs, err = compareLogs(ctx, a, b); err != nil {
+			return nil, err
+		}
+	}
+	return d.report(), nil
+}
+
+// add records a change.
+func (d *differ) add(c *change) {
+	d.changes = append(d.changes, c)
+	d.byKey[c.key] = c
+}
+
+// columns notes a side's table columns of a kind, the first seen.
+func (d *differ) columns(isA bool, gk groupKind, cols []metav1.TableColumnDefinition) {
+	m := d.colsB
+	if isA {
+		m = d.colsA
+	}
+	if _, ok := m[gk]; !ok {
+		m[gk] = cols
+	}
+}
+
+// sortChanges orders changes by kind (as kubectl names it), namespace
+// and name.
+func (d *differ) sortChanges() {
+	sort.Slice(d.changes, func(i, j int) bool {
+		ki, kj := d.changes[i].key, d.changes[j].key
+		if ri, rj := d.resources[ki.groupKind], d.resources[kj.groupKind]; ri != rj {
+			return ri < rj
+		}
+		if ki.groupKind != kj.groupKind {
+			return ki.groupKind.String() < kj.groupKind.String()
+		}
+		if ki.Namespace != kj.Namespace {
+			return ki.Namespace < kj.Namespace
+		}
+		return ki.Name < kj.Name
+	})
+}
