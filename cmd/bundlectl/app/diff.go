@@ -47,18 +47,8 @@ heartbeats) and the order of lists.
 
 The exit status is that of diff(1): 0 when the bundles are the same, 1
 when they differ, 2 on error.`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runE(o)(cmd, args); err != nil {
-				var ee exitError
-				if errors.As(err, &ee) {
-					return err
-				}
-				fmt.Fprintf(o.ErrOut, "bundlectl: %s\n", errorText(err))
-				return exitError{code: 2}
-			}
-			return nil
-		},
+		Args: func(cmd *cobra.Command, args []string) error { return o.troubleExit(cobra.ExactArgs(2)(cmd, args)) },
+		RunE: func(cmd *cobra.Command, args []string) error { return o.troubleExit(runE(o)(cmd, args)) },
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "show the noise too: objects that differ only in resourceVersion, managedFields, generation or clock-driven times")
 	cmd.Flags().StringSliceVar(&o.kinds, "kind", nil, "compare only these kinds: resource or kind names, optionally with the group (pods, Pod, deployments.apps; repeatable)")
@@ -67,13 +57,19 @@ when they differ, 2 on error.`,
 	cmd.Flags().BoolVar(&o.logs, "logs", false, "also compare the pod logs, by size and last lines")
 	o.printFlags.addFlags(cmd, "output")
 	o.sourceFlags.addFlags(cmd)
-	// Cobra's own errors (unknown flags, argument counts) exit 1 through
-	// Main; diff(1) says 2.
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		fmt.Fprintf(o.ErrOut, "bundlectl: %s\n", errorText(err))
-		return exitError{code: 2}
-	})
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return o.troubleExit(err) })
 	return cmd
+}
+
+// troubleExit reports err and exits 2, diff(1)'s status for trouble,
+// where Main would exit 1: a difference is 1.
+func (o *diffOptions) troubleExit(err error) error {
+	var ee exitError
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	fmt.Fprintf(o.ErrOut, "bundlectl: %s\n", errorText(err))
+	return exitError{code: 2}
 }
 
 func (o *diffOptions) Complete(args []string) error {
