@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
 // objectKey identifies an object in both bundles.
@@ -32,22 +33,21 @@ type listFile struct {
 // indexed is what the first pass keeps of an object of A.
 type indexed struct {
 	uid string
-	// full is the digest of the object as stored, norm with the noise
-	// left out (normalize).
-	full, norm digest
-	loc        location
+	// raw is the digest of the object as stored, without white space:
+	// the same bytes are the same object, whatever their noise.
+	raw digest
+	loc location
 	// match: the object passes the filters on A; seen: B has it.
 	match, seen bool
 }
 
-// object is an object as a pass reads it.
+// object is an object as the first passes read it.
 type object struct {
-	key        objectKey
-	loc        location
-	uid        string
-	obj        map[string]any
-	match      bool
-	full, norm digest
+	key   objectKey
+	loc   location
+	uid   string
+	raw   digest
+	match bool
 }
 
 // changeType is how an object differs.
@@ -58,6 +58,10 @@ const (
 	removed  changeType = "removed"
 	replaced changeType = "replaced"
 	changed  changeType = "changed"
+	// maybe is an object whose bytes differ on the two sides, which may
+	// be noise, key order or white space only: the detail passes decide
+	// (decide), from its digests.
+	maybe changeType = "maybe"
 )
 
 // change is one object that differs, and where each side holds it.
@@ -66,13 +70,16 @@ type change struct {
 	typ        changeType
 	a, b       *location
 	uidA, uidB string
-	// noise: the object differs only in what normalize leaves out
-	// (kept with Options.All).
-	noise bool
-	// What the detail passes read (details.go).
+	// What the detail passes read (details.go): each side's table row and
+	// facts; for a maybe, the digest of A's object as compared (sumA: its
+	// canonical JSON, normalized unless Options.All) and, until B's is
+	// read, that JSON (objA); diffPending while the fields are still to
+	// list.
 	rowA, rowB     []any
 	factsA, factsB *facts
-	objA           map[string]any
+	sumA           digest
+	objA           []byte
+	diffPending    bool
 	fields         []FieldChange
 	moreFields     int
 }
@@ -128,8 +135,8 @@ func (d *differ) eachObject(ctx context.Context, s *side, fs *files, fn func(o *
 	})
 }
 
-// readObject decodes item i of l, or nil when the namespace filter
-// leaves it out.
+// readObject reads the identity of item i of l and the digest of its
+// bytes, without decoding it; nil when the namespace filter leaves it out.
 func (d *differ) readObject(lf listFile, c contract.Classification, l *contract.List, i int) (*object, error) {
 	ns, name := l.ItemKey(i)
 	if ns == "" && c.Namespaced {
@@ -141,29 +148,25 @@ func (d *differ) readObject(lf listFile, c contract.Classification, l *contract.
 	if name == "" {
 		return nil, fmt.Errorf("item %d has no metadata.name", i)
 	}
-	var obj map[string]any
-	if err := utiljson.Unmarshal(l.Items[i], &obj); err != nil {
-		return nil, fmt.Errorf("item %d (%s): %w", i, name, err)
+	d.buf = rawjson.AppendCompact(d.buf[:0], l.Items[i])
+	meta := rawjson.Get(d.buf, "metadata")
+	o := &object{key: objectKey{lf.gk, ns, name}, uid: rawjson.String(rawjson.Get(meta, "uid")), raw: sha(d.buf)}
+	var labels map[string]string
+	if d.o.Selector != nil {
+		if l := rawjson.Get(meta, "labels"); len(l) > 0 {
+			if err := json.Unmarshal(l, &labels); err != nil {
+				return nil, fmt.Errorf("item %d (%s): metadata.labels: %w", i, name, err)
+			}
+		}
 	}
-	o := &object{key: objectKey{lf.gk, ns, name}, obj: obj}
-	o.uid, _, _ = unstructured.NestedString(obj, "metadata", "uid")
-	labels, _, _ := unstructured.NestedStringMap(obj, "metadata", "labels")
 	o.match = d.o.wantObject(ns, labels)
-	var err error
-	if o.full, err = sum(obj); err != nil {
-		return nil, fmt.Errorf("item %d (%s): %w", i, name, err)
-	}
-	normalize(lf.gk, obj)
-	if o.norm, err = sum(obj); err != nil {
-		return nil, fmt.Errorf("item %d (%s): %w", i, name, err)
-	}
 	return o, nil
 }
 
 // indexA is the first pass over A.
 func (d *differ) indexA(ctx context.Context) error {
 	return d.eachObject(ctx, d.a, &d.filesA, func(o *object) error {
-		d.index[o.key] = &indexed{uid: o.uid, full: o.full, norm: o.norm, loc: o.loc, match: o.match}
+		d.index[o.key] = &indexed{uid: o.uid, raw: o.raw, loc: o.loc, match: o.match}
 		return nil
 	})
 }
@@ -186,13 +189,8 @@ func (d *differ) compareB(ctx context.Context) error {
 		switch {
 		case a.uid != o.uid:
 			c.typ = replaced
-		case a.norm != o.norm:
-			c.typ = changed
-		case a.full != o.full && d.o.All:
-			c.typ, c.noise = changed, true
-		case a.full != o.full:
-			d.noise[o.key.groupKind]++
-			return nil
+		case a.raw != o.raw:
+			c.typ = maybe
 		default:
 			return nil
 		}

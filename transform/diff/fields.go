@@ -3,7 +3,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 )
@@ -47,9 +46,6 @@ func fieldChanges(a, b map[string]any) ([]FieldChange, int) {
 // (conditions) are matched by it, so that one item more or less is not
 // a change of every item after it: spec.containers[name=app].image.
 func walkFields(path string, a, b any, fn func(path string, a, b any, hasA, hasB bool)) {
-	if reflect.DeepEqual(a, b) {
-		return
-	}
 	switch ta := a.(type) {
 	case map[string]any:
 		tb, ok := b.(map[string]any)
@@ -88,8 +84,22 @@ func walkFields(path string, a, b any, fn func(path string, a, b any, hasA, hasB
 			}
 			return
 		}
+	default:
+		if scalar(b) && a == b {
+			return
+		}
 	}
 	fn(path, a, b, true, true)
+}
+
+// scalar says whether v, a decoded JSON value, is neither an object nor
+// an array (which == cannot compare).
+func scalar(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
 }
 
 // walkNamed compares two lists of objects by their name or type field,

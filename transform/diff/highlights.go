@@ -69,7 +69,7 @@ func factsOf(gk groupKind, obj map[string]any) *facts {
 	if spec, ok := containerPaths[gk]; ok {
 		f.images = map[string]string{}
 		for _, field := range []string{"initContainers", "containers"} {
-			list, _, _ := unstructured.NestedSlice(obj, append(append([]string{}, spec...), field)...)
+			list := slice(obj, append(append([]string{}, spec...), field)...)
 			for _, c := range list {
 				m, _ := c.(map[string]any)
 				name, _, _ := unstructured.NestedString(m, "name")
@@ -82,7 +82,7 @@ func factsOf(gk groupKind, obj map[string]any) *facts {
 		f.phase, _, _ = unstructured.NestedString(obj, "status", "phase")
 		f.restarts = map[string]int64{}
 		for _, field := range []string{"initContainerStatuses", "containerStatuses"} {
-			list, _, _ := unstructured.NestedSlice(obj, "status", field)
+			list := slice(obj, "status", field)
 			for _, c := range list {
 				m, _ := c.(map[string]any)
 				name, _, _ := unstructured.NestedString(m, "name")
@@ -91,7 +91,7 @@ func factsOf(gk groupKind, obj map[string]any) *facts {
 		}
 	case groupKind{"", "Node"}:
 		f.conditions = map[string]string{}
-		list, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
+		list := slice(obj, "status", "conditions")
 		for _, c := range list {
 			m, _ := c.(map[string]any)
 			t, _, _ := unstructured.NestedString(m, "type")
@@ -113,9 +113,9 @@ func eventFacts(obj map[string]any) (string, int64) {
 	if t, _, _ := unstructured.NestedString(obj, "type"); t != "Warning" {
 		return "", 0
 	}
-	regarding, ok, _ := unstructured.NestedMap(obj, "involvedObject")
+	regarding, ok := obj["involvedObject"].(map[string]any)
 	if !ok {
-		regarding, _, _ = unstructured.NestedMap(obj, "regarding")
+		regarding, _ = obj["regarding"].(map[string]any)
 	}
 	kind, _, _ := unstructured.NestedString(regarding, "kind")
 	name, _, _ := unstructured.NestedString(regarding, "name")
@@ -175,6 +175,14 @@ func highlights(c *change) []Highlight {
 		add(NewWarningEvent, "%s", b.warning)
 	}
 	return out
+}
+
+// slice is the list at fields of obj, not copied (unstructured.NestedSlice
+// copies it), nil when there is none.
+func slice(obj map[string]any, fields ...string) []any {
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, fields...)
+	list, _ := v.([]any)
+	return list
 }
 
 func orNone(s string) string {

@@ -12,17 +12,15 @@ import (
 // digest identifies an object's content: the first half of a SHA-256.
 type digest [16]byte
 
-// sum is the digest of obj's canonical JSON (keys sorted, as
-// encoding/json writes maps), so that two serializers' key orders and
-// indentation never count as a change.
-func sum(obj map[string]any) (digest, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return digest{}, err
-	}
+// sha is the digest of data.
+func sha(data []byte) digest {
 	h := sha256.Sum256(data)
-	return digest(h[:16]), nil
+	return digest(h[:16])
 }
+
+// canonical is obj's canonical JSON (keys sorted, as encoding/json writes
+// maps): two serializers' key orders and indentation are the same.
+func canonical(obj map[string]any) ([]byte, error) { return json.Marshal(obj) }
 
 // noiseFields are left out of every object: they change with every write
 // or only repeat what another field says. metadata.generation moves with

@@ -63,7 +63,6 @@ type ObjectChange struct {
 	Change         string        `json:"change"`
 	UIDA           string        `json:"uidA,omitempty"`
 	UIDB           string        `json:"uidB,omitempty"`
-	NoiseOnly      bool          `json:"noiseOnly,omitempty"`
 	RowA           []any         `json:"rowA,omitempty"`
 	RowB           []any         `json:"rowB,omitempty"`
 	ChangedColumns []string      `json:"changedColumns,omitempty"`
@@ -152,7 +151,7 @@ func printed(sides ...[]metav1.TableColumnDefinition) []metav1.TableColumnDefini
 // objectChange is c as reported, its rows following columns.
 func (d *differ) objectChange(c *change, columns []string) ObjectChange {
 	oc := ObjectChange{Group: c.key.Group, Kind: c.key.Kind, Namespace: c.key.Namespace, Name: c.key.Name,
-		Change: string(c.typ), UIDA: c.uidA, UIDB: c.uidB, NoiseOnly: c.noise, Fields: c.fields, MoreFields: c.moreFields}
+		Change: string(c.typ), UIDA: c.uidA, UIDB: c.uidB, Fields: c.fields, MoreFields: c.moreFields}
 	if c.a != nil {
 		oc.RowA = align(c.rowA, d.colsA[c.key.groupKind], columns, c.key.Name)
 	}

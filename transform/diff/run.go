@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,10 @@ type differ struct {
 	// colsA and colsB are each side's table columns per kind.
 	colsA, colsB map[groupKind][]metav1.TableColumnDefinition
 	logs         []LogChange
+	// buf is the first passes' buffer of one compacted item.
+	buf []byte
+	// held is the size of the objects of A held for their fields.
+	held int
 }
 
 // Run compares bundle o.B with bundle o.A.
@@ -47,6 +52,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer b.cleanup()
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(a, b)))
 	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{}, byKey: map[objectKey]*change{},
 		noise: map[groupKind]int{}, resources: map[groupKind]string{},
 		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{}}
@@ -56,10 +62,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := d.compareB(ctx); err != nil {
 		return nil, err
 	}
-	if err := d.details(ctx, sideOf{s: a, files: &d.filesA, isA: true}); err != nil {
-		return nil, err
-	}
-	if err := d.details(ctx, sideOf{s: b, files: &d.filesB}); err != nil {
+	if err := d.details(ctx); err != nil {
 		return nil, err
 	}
 	if o.Logs {
@@ -68,6 +71,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return d.report(), nil
+}
+
+// memoryLimit is the soft limit the diff runs under: near it the
+// collector runs sooner, so that the peak follows what the diff holds
+// (A's index, the objects of A held for their fields, the largest list
+// and its decoded items, the report) rather than the garbage of decoding
+// every changed object.
+func memoryLimit(a, b *side) int64 {
+	return 64<<20 + heldBudget + 2*max(a.b.LargestEntry, b.b.LargestEntry)
 }
 
 // add records a change.
