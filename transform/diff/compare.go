@@ -28,6 +28,7 @@ type listFile struct {
 	gvr      schema.GroupVersionResource
 	gk       groupKind
 	resource string // gvr.Resource, with the group: what kubectl names it
+	custom   bool
 }
 
 // indexed is what the first pass keeps of an object of A.
@@ -108,10 +109,12 @@ func (d *differ) eachObject(ctx context.Context, s *side, fs *files, fn func(o *
 	return s.walk(ctx, visitor{
 		list: func(rel string, c contract.Classification, l *contract.List) error {
 			gvr, kind := contract.ListGVR(c, l), contract.ListKind(c, l)
+			s.collected[gvr.GroupResource()] = true
+			s.customCollected = s.customCollected || c.Custom
 			if !d.o.wantKind(gvr, kind) || len(l.Items) == 0 {
 				return nil
 			}
-			lf := listFile{rel: rel, gvr: gvr, gk: groupKind{gvr.Group, kind}, resource: gvr.GroupResource().String()}
+			lf := listFile{rel: rel, gvr: gvr, gk: groupKind{gvr.Group, kind}, resource: gvr.GroupResource().String(), custom: c.Custom}
 			file := fs.add(lf)
 			if _, ok := d.resources[lf.gk]; !ok {
 				d.resources[lf.gk] = lf.resource
@@ -176,8 +179,12 @@ func (d *differ) compareB(ctx context.Context) error {
 	err := d.eachObject(ctx, d.b, &d.filesB, func(o *object) error {
 		a := d.index[o.key]
 		if a == nil {
-			if o.match {
+			switch lf := d.filesB.list[o.loc.file]; {
+			case !o.match:
+			case d.a.holds(lf):
 				d.add(&change{key: o.key, typ: added, b: &o.loc, uidB: o.uid})
+			default:
+				d.notHeld("A", d.a, lf)
 			}
 			return nil
 		}
@@ -201,10 +208,37 @@ func (d *differ) compareB(ctx context.Context) error {
 		return err
 	}
 	for k, a := range d.index {
-		if !a.seen && a.match {
+		if a.seen || !a.match {
+			continue
+		}
+		if lf := d.filesA.list[a.loc.file]; d.b.holds(lf) {
 			d.add(&change{key: k, typ: removed, a: &a.loc, uidA: a.uid})
+		} else {
+			d.notHeld("B", d.b, lf)
 		}
 	}
 	d.index = nil // A's index is no longer needed
 	return nil
+}
+
+// holds says whether the side would hold the objects of the other side's
+// list lf: it collected the resource (a custom resource once it holds any
+// custom resource list: troubleshoot writes a file only for a namespace
+// that has some) and could read its list of that name. Otherwise an
+// object of lf is neither added nor removed: the side does not tell.
+func (s *side) holds(lf listFile) bool {
+	if s.unreadable[lf.rel] {
+		return false
+	}
+	return s.collected[lf.gvr.GroupResource()] || lf.custom && s.customCollected
+}
+
+// notHeld counts an object of the other side's list lf that side s
+// (named "A" or "B") does not tell of.
+func (d *differ) notHeld(name string, s *side, lf listFile) {
+	k := NotCompared{Side: name, Resource: lf.resource, Why: "not collected"}
+	if s.unreadable[lf.rel] {
+		k.Why = lf.rel + " could not be read"
+	}
+	d.notCompared[k]++
 }

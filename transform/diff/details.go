@@ -12,10 +12,11 @@ import (
 	"github.com/bundlectl/bundlectl/internal/rawjson"
 )
 
-// heldBudget bounds the objects of A held (as canonical JSON) until B's
-// are read and their fields compared: the objects past it wait for
-// another pass over both bundles (over the lists that hold them only).
-const heldBudget = 32 << 20
+// defaultHeldBudget bounds the objects of A held (as canonical JSON)
+// until B's are read and their fields compared: the objects past it wait
+// for another pass over both bundles (over the lists that hold them
+// only). Options.heldBudget overrides it in tests.
+const defaultHeldBudget = 32 << 20
 
 // sideOf selects one side of a change.
 type sideOf struct {
@@ -140,7 +141,7 @@ func (d *differ) detail(w sideOf, c *change, raw []byte, first bool) error {
 	}
 	if w.isA {
 		c.sumA = sha(compared)
-		if d.held+len(compared) <= heldBudget || d.held == 0 {
+		if d.held+len(compared) <= d.o.heldBudget || d.held == 0 {
 			c.objA, d.held = compared, d.held+len(compared)
 		}
 		return nil

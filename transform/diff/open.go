@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/bundlectl/bundlectl/contract"
 	"github.com/bundlectl/bundlectl/transform"
 )
@@ -21,6 +23,13 @@ type side struct {
 	// warnings are the files that could not be read, each once.
 	warnings []string
 	warned   map[string]bool
+	// unreadable are the lists that could not be read: the other side's
+	// objects in a list of that name are neither added nor removed.
+	unreadable map[string]bool
+	// collected are the resources the side has a list of (empty or not);
+	// customCollected: one of them is a custom resource.
+	collected       map[schema.GroupResource]bool
+	customCollected bool
 }
 
 // open opens a bundle as serve loads one: a legacy bundle is upgraded
@@ -32,7 +41,7 @@ func open(ctx context.Context, name string, o Options) (*side, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &side{b: b, name: b.Path, cleanup: func() { b.Close() }}
+	s := &side{b: b, name: b.Path, cleanup: func() { b.Close() }, unreadable: map[string]bool{}, collected: map[schema.GroupResource]bool{}}
 	if !b.HasClusterResources {
 		s.cleanup()
 		return nil, fmt.Errorf("%s: %s, so there are no objects to compare", s.name, contract.NoClusterResources)

@@ -35,6 +35,9 @@ type Options struct {
 	Selector labels.Selector
 	// Logs compares the pod logs the bundles hold, by size and last lines.
 	Logs bool
+
+	// heldBudget is defaultHeldBudget but in tests.
+	heldBudget int
 }
 
 // wantKind says whether a list of gvr holding kind is compared.

@@ -24,8 +24,21 @@ type Report struct {
 	Highlights []Highlight    `json:"highlights"`
 	Objects    []ObjectChange `json:"objects"`
 	Logs       []LogChange    `json:"logs,omitempty"`
+	// NotCompared are the objects of one bundle that the other does not
+	// tell of: they are neither added nor removed.
+	NotCompared []NotCompared `json:"notCompared,omitempty"`
 	// Warnings name the files of either bundle that could not be read.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// NotCompared counts the objects of a resource that bundle Side does not
+// tell of, and why: it did not collect the resource, or could not read
+// its list of that name.
+type NotCompared struct {
+	Side     string `json:"side"`
+	Resource string `json:"resource"`
+	Why      string `json:"why"`
+	Objects  int    `json:"objects"`
 }
 
 // Side is one bundle of the comparison.
@@ -125,6 +138,20 @@ func (d *differ) report() *Report {
 	for _, t := range highlightOrder {
 		r.Highlights = append(r.Highlights, byType[t]...)
 	}
+	for k, n := range d.notCompared {
+		k.Objects = n
+		r.NotCompared = append(r.NotCompared, k)
+	}
+	sort.Slice(r.NotCompared, func(i, j int) bool {
+		a, b := r.NotCompared[i], r.NotCompared[j]
+		if a.Side != b.Side {
+			return a.Side < b.Side
+		}
+		if a.Resource != b.Resource {
+			return a.Resource < b.Resource
+		}
+		return a.Why < b.Why
+	})
 	r.Warnings = append(append(r.Warnings, d.a.warnings...), d.b.warnings...)
 	r.Equal = len(r.Objects) == 0 && len(r.Logs) == 0
 	return r

@@ -28,6 +28,9 @@ type differ struct {
 	// colsA and colsB are each side's table columns per kind.
 	colsA, colsB map[groupKind][]metav1.TableColumnDefinition
 	logs         []LogChange
+	// notCompared counts the objects of one side that the other does
+	// not tell of (side.holds).
+	notCompared map[NotCompared]int
 	// buf is the first passes' buffer of one compacted item.
 	buf []byte
 	// held is the size of the objects of A held for their fields.
@@ -38,6 +41,9 @@ type differ struct {
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.A == "-" && o.B == "-" {
 		return nil, errors.New("only one of the two bundles can be standard input")
+	}
+	if o.heldBudget == 0 {
+		o.heldBudget = defaultHeldBudget
 	}
 	if o.Limits == (contract.Limits{}) {
 		o.Limits = contract.DefaultLimits
@@ -54,7 +60,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer b.cleanup()
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(a, b)))
 	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{}, byKey: map[objectKey]*change{},
-		noise: map[groupKind]int{}, resources: map[groupKind]string{},
+		noise: map[groupKind]int{}, notCompared: map[NotCompared]int{}, resources: map[groupKind]string{},
 		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{}}
 	if err := d.indexA(ctx); err != nil {
 		return nil, err
@@ -79,7 +85,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // and its decoded items, the report) rather than the garbage of decoding
 // every changed object.
 func memoryLimit(a, b *side) int64 {
-	return 64<<20 + heldBudget + 2*max(a.b.LargestEntry, b.b.LargestEntry)
+	return 64<<20 + defaultHeldBudget + 2*max(a.b.LargestEntry, b.b.LargestEntry)
 }
 
 // add records a change.

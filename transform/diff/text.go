@@ -17,7 +17,8 @@ const maxFieldLines = 10
 // WriteText writes the report for people: the two bundles, the counts
 // per kind, the highlights, then each kind's rows as kubectl prints them
 // with the changed cells marked "*", and the fields that changed. Every
-// string the bundles gave is escaped (termtext).
+// string the bundles gave is escaped (termtext). The warnings are not
+// part of it: the command prints them on standard error.
 func (r *Report) WriteText(w io.Writer) error {
 	esc := termtext.Escape
 	for _, s := range []struct {
@@ -37,28 +38,38 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	r.writeLogs(w)
-	for _, msg := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", esc(msg))
-	}
 	return nil
 }
 
 func (r *Report) writeCounts(w io.Writer) {
-	if len(r.Kinds) == 0 {
+	if len(r.Kinds) == 0 && len(r.NotCompared) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "RESOURCE\tADDED\tREMOVED\tREPLACED\tCHANGED\tNOISE ONLY")
 	noise := 0
-	for _, k := range r.Kinds {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", termtext.Escape(k.Resource), k.Added, k.Removed, k.Replaced, k.Changed, k.NoiseOnly)
-		noise += k.NoiseOnly
+	if len(r.Kinds) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+		fmt.Fprintln(tw, "RESOURCE\tADDED\tREMOVED\tREPLACED\tCHANGED\tNOISE ONLY")
+		for _, k := range r.Kinds {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", termtext.Escape(k.Resource), k.Added, k.Removed, k.Replaced, k.Changed, k.NoiseOnly)
+			noise += k.NoiseOnly
+		}
+		tw.Flush()
 	}
-	tw.Flush()
 	if noise > 0 {
 		fmt.Fprintf(w, "%d object(s) differ only in resourceVersion, managedFields, generation or times that move with the clock: left out (--all shows them).\n", noise)
 	}
+	for _, n := range r.NotCompared {
+		fmt.Fprintf(w, "%d %s of %s not compared: %s in %s.\n", n.Objects, termtext.Escape(n.Resource), other(n.Side), termtext.Escape(n.Why), n.Side)
+	}
+}
+
+// other names the other bundle.
+func other(side string) string {
+	if side == "A" {
+		return "B"
+	}
+	return "A"
 }
 
 func (r *Report) writeHighlights(w io.Writer) {

@@ -39,11 +39,13 @@ func (s *side) walk(ctx context.Context, v visitor) error {
 		case v.list != nil && s.b.IsListOfRecord(e) && !c.Converted && (v.wantList == nil || v.wantList(e.Rel)):
 			data, err := s.read(e)
 			if data == nil {
+				s.unreadable[e.Rel] = true
 				return err
 			}
 			l, err := contract.DecodeList(data, c.Format)
 			if err != nil {
-				s.warn(e.Rel, err)
+				s.warn(e.Rel, fmt.Errorf("%w; its objects are not compared", err))
+				s.unreadable[e.Rel] = true
 				return nil
 			}
 			return v.list(e.Rel, c, l)

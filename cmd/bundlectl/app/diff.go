@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 	"github.com/bundlectl/bundlectl/transform/diff"
 )
 
@@ -46,7 +47,8 @@ generation, times that move with the clock alone (lease renewals, node
 heartbeats) and the order of lists.
 
 The exit status is that of diff(1): 0 when the bundles are the same, 1
-when they differ, 2 on error.`,
+when they differ, 2 on error, or when a list of either bundle could not
+be read (its objects are then not compared; standard error names it).`,
 		Args: func(cmd *cobra.Command, args []string) error { return o.troubleExit(cobra.ExactArgs(2)(cmd, args)) },
 		RunE: func(cmd *cobra.Command, args []string) error { return o.troubleExit(runE(o)(cmd, args)) },
 	}
@@ -104,6 +106,15 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	}
 	if err := o.print(o.Out, rep); err != nil {
 		return err
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", termtext.Escape(w))
+	}
+	if len(rep.Warnings) > 0 {
+		// Trouble, in diff(1)'s words: the objects of a file that could
+		// not be read were not compared.
+		fmt.Fprintf(o.ErrOut, "bundlectl: %d file(s) could not be read; their objects were not compared\n", len(rep.Warnings))
+		return exitError{code: 2}
 	}
 	if !rep.Equal {
 		return exitError{code: 1}

@@ -1,0 +1,85 @@
+package diff_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/transform/diff"
+)
+
+// exampleCopy copies the example bundle the repository ships into a new
+// folder and returns its path.
+func exampleCopy(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(contracttest.RepoRoot(t), "testdata", "example-bundle", "support-bundle-2025-11-20T10_00_00")
+	dest := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.CopyFS(dest, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dest
+}
+
+// A list one side could not read, or a resource it did not collect, does
+// not make the other side's objects added or removed: they are counted
+// as not compared, and the unreadable file is a warning naming it.
+func TestObjectsOneSideDoesNotTell(t *testing.T) {
+	a, b := exampleCopy(t), exampleCopy(t)
+	pods := filepath.Join("cluster-resources", "pods", "shop.json")
+	if err := os.WriteFile(filepath.Join(b, pods), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(b, "cluster-resources", "clusterroles.json")); err != nil {
+		t.Fatal(err)
+	}
+	rep := run(t, diff.Options{A: a, B: b, Log: io.Discard})
+	if !rep.Equal || len(rep.Objects) != 0 {
+		t.Errorf("changes %v, want none", changes(rep))
+	}
+	var got []string
+	for _, n := range rep.NotCompared {
+		got = append(got, n.Side+" "+n.Resource+": "+n.Why)
+		if n.Objects == 0 {
+			t.Errorf("%+v counts no object", n)
+		}
+	}
+	want := []string{"B clusterroles.rbac.authorization.k8s.io: not collected", "B pods: cluster-resources/pods/shop.json could not be read"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("not compared (-want +got):\n%s", d)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], pods+": ") {
+		t.Errorf("warnings %q, want one naming %s", rep.Warnings, pods)
+	}
+}
+
+// Past the budget of A's objects held at once, the fields of the rest
+// are listed in more rounds: the report is the same.
+func TestHeldBudgetRounds(t *testing.T) {
+	dir := t.TempDir()
+	spec := contracttest.Small()
+	spec.Pods, spec.Events = 60, 20
+	a, b := filepath.Join(dir, "a.tar.gz"), filepath.Join(dir, "b.tar.gz")
+	if _, err := contracttest.WriteBundleFile(a, spec); err != nil {
+		t.Fatal(err)
+	}
+	// The same cluster an hour later: every object's times moved.
+	spec.CollectedAt = spec.CollectedAt.Add(time.Hour)
+	if _, err := contracttest.WriteBundleFile(b, spec); err != nil {
+		t.Fatal(err)
+	}
+	o := diff.Options{A: a, B: b, Log: io.Discard}
+	want := run(t, o)
+	if len(want.Objects) < 50 {
+		t.Fatalf("%d changes: the test needs many", len(want.Objects))
+	}
+	got := run(t, diff.WithHeldBudget(o, 20000))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("with a budget of 20000 bytes (-want +got):\n%s", d)
+	}
+}
