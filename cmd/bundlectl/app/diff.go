@@ -77,16 +77,6 @@ func (o *diffOptions) troubleExit(err error) error {
 func (o *diffOptions) Complete(args []string) error {
 	o.diff = diff.Options{A: args[0], B: args[1], Stdin: o.In, Limits: contract.DefaultLimits, Log: o.ErrOut,
 		All: o.all, Kinds: o.kinds, Namespace: o.namespace, Logs: o.logs}
-	return nil
-}
-
-func (o *diffOptions) Validate() error {
-	if err := o.printFlags.validate(); err != nil {
-		return err
-	}
-	if o.diff.A == "-" && o.diff.B == "-" {
-		return errors.New("only one of A and B can be - (standard input)")
-	}
 	if o.selector != "" {
 		sel, err := labels.Parse(o.selector)
 		if err != nil {
@@ -97,6 +87,16 @@ func (o *diffOptions) Validate() error {
 	var err error
 	o.diff.HTTP, err = o.sourceFlags.options()
 	return err
+}
+
+func (o *diffOptions) Validate() error {
+	if err := o.printFlags.validate(); err != nil {
+		return err
+	}
+	if o.diff.A == "-" && o.diff.B == "-" {
+		return errors.New("only one of A and B can be - (standard input)")
+	}
+	return nil
 }
 
 func (o *diffOptions) Run(ctx context.Context) error {
