@@ -3,7 +3,6 @@ package diff_test
 import (
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -69,10 +68,10 @@ func BenchmarkDiff(b *testing.B) {
 // peak RSS as its own (package peakrss): the target is the memory
 // the upgrade needs for one (each side is upgraded on load, one after
 // the other, then diffed). It takes many minutes, so it runs only with
-// BUNDLECTL_BENCH_LONG=1.
+// testenv.Long.
 func BenchmarkDiffPeakRSS(b *testing.B) {
-	if os.Getenv("BUNDLECTL_BENCH_LONG") != "1" {
-		b.Skip("set BUNDLECTL_BENCH_LONG=1: generates and diffs two 1 GB bundles")
+	if !testenv.Long() {
+		b.Skip("set " + testenv.LongEnv + "=1: generates and diffs two 1 GB bundles")
 	}
 	bundlectl := testenv.Bundlectl(b)
 	spec := contracttest.Large()
