@@ -4,13 +4,13 @@
 // of each bundle's collection time) and the changed cells marked.
 //
 // The comparison streams: the first pass over bundle A keeps, per object,
-// its identity (group, kind, namespace, name), uid, two digests (of the
-// object as stored, and with the noise left out, see normalize.go) and
-// where it is; the pass over B compares each of its objects with that
-// index and keeps only what differs. Second passes over the files that
-// hold a difference read the objects' details and table rows. Memory
-// grows with the number of objects and of differences, not with the
-// bundles' size.
+// its identity (group, kind, namespace, name), uid, the digest of its bytes
+// and where it is, without decoding it; the pass over B compares each of
+// its objects with that index and keeps only what differs. Second passes
+// over the lists that hold a difference decode those objects, leave the
+// noise out (normalize.go), decide whether they still differ, and read
+// their fields and table rows (details.go). Memory grows with the number
+// of objects and of differences, not with the bundles' size.
 //
 // What matters to a person (restarts up, pods no longer Running, new
 // Warning events, image changes, node conditions, deployments with fewer

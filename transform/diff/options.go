@@ -19,7 +19,7 @@ type Options struct {
 	HTTP  contract.HTTPOptions
 	// Limits are the readers' limits; zero is contract.DefaultLimits.
 	Limits contract.Limits
-	// Log is told what the upgrade of a legacy side did.
+	// Log is told what the upgrade of a legacy side did; nil discards it.
 	Log io.Writer
 	// All keeps the noise (see normalize.go): objects that differ only in
 	// it are changed, and their details list it.

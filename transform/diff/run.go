@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"errors"
+	"io"
 	"runtime/debug"
 	"sort"
 
@@ -41,6 +42,9 @@ type differ struct {
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.A == "-" && o.B == "-" {
 		return nil, errors.New("only one of the two bundles can be standard input")
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
 	}
 	if o.heldBudget == 0 {
 		o.heldBudget = defaultHeldBudget
