@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"runtime/debug"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,7 +61,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer b.cleanup()
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(a, b)))
 	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{}, byKey: map[objectKey]*change{},
 		noise: map[groupKind]int{}, notCompared: map[NotCompared]int{}, resources: map[groupKind]string{},
 		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{}}
@@ -81,15 +79,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return d.report(), nil
-}
-
-// memoryLimit is the soft limit the diff runs under: near it the
-// collector runs sooner, so that the peak follows what the diff holds
-// (A's index, the objects of A held for their fields, the largest list
-// and its decoded items, the report) rather than the garbage of decoding
-// every changed object.
-func memoryLimit(a, b *side) int64 {
-	return 64<<20 + defaultHeldBudget + 2*max(a.b.LargestEntry, b.b.LargestEntry)
 }
 
 // add records a change.
