@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/contract/termtext"
 	"github.com/bundlectl/bundlectl/transform"
 )
 
@@ -63,13 +64,19 @@ func open(ctx context.Context, name string, o Options) (*side, error) {
 	return s, nil
 }
 
-// upgrade replaces the legacy bundle by its upgraded copy.
+// upgrade replaces the legacy bundle by its upgraded copy, in a folder of
+// its own in TMPDIR. The tables the upgrade could not make are told to
+// log; a list that cannot be read is found again, and warned of, when the
+// copy is read.
 func (s *side) upgrade(ctx context.Context, log io.Writer) error {
-	path, removeCopy, err := transform.UpgradeOnLoad(time.Time{}, "", log)(ctx, s.b)
+	path, problems, removeCopy, err := transform.UpgradeOnLoad(time.Time{}, "", log)(ctx, s.b, "")
 	limits := s.b.Limits()
 	s.cleanup()
 	if err != nil {
 		return fmt.Errorf("upgrading %s: %w", s.name, err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(log, "warning: %s: %s: %s\n", termtext.Escape(s.name), termtext.Escape(p.Path), termtext.Escape(p.Message))
 	}
 	b, err := contract.Open(path, limits)
 	if err != nil {
