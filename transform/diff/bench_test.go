@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
-	"github.com/bundlectl/bundlectl/internal/peakrss"
-	"github.com/bundlectl/bundlectl/internal/testenv"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/peakrss"
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 	"github.com/bundlectl/bundlectl/transform"
 	"github.com/bundlectl/bundlectl/transform/diff"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 	"github.com/bundlectl/bundlectl/transform/diff"
 )
 

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/bundlectl/bundlectl/contract/collect"
-	"github.com/bundlectl/bundlectl/internal/localtest"
+	"github.com/bundlectl/bundlectl/internal/test/localtest"
 	"github.com/bundlectl/bundlectl/transform/diff"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/cmd/bundlectl/app"
-	"github.com/bundlectl/bundlectl/internal/contracttest"
+	"github.com/bundlectl/bundlectl/internal/test/contracttest"
 )
 
 // diff's exit status is diff(1)'s: 0 when the bundles are the same, 1 when
