@@ -67,8 +67,9 @@ func BenchmarkDiff(b *testing.B) {
 // BenchmarkUpgradePeakRSS's, the second an hour later, and reports its
 // peak RSS as its own (package peakrss): the target is the memory
 // the upgrade needs for one (each side is upgraded on load, one after
-// the other, then diffed). It takes many minutes, so it runs only with
-// testenv.Long.
+// the other, then diffed). It takes many minutes (its one run, on a loaded
+// machine, did not end in 27), so it runs only with testenv.Long, and is
+// not part of make bench-long: go test -bench DiffPeakRSS ./transform/diff.
 func BenchmarkDiffPeakRSS(b *testing.B) {
 	if !testenv.Long() {
 		b.Skip("set " + testenv.LongEnv + "=1: generates and diffs two 1 GB bundles")
