@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -20,9 +21,9 @@ import (
 // and an image of some 1 GB.
 func realImage(t *testing.T) string {
 	t.Helper()
-	image := os.Getenv("BUNDLECTL_KIND_IMAGE")
+	image := os.Getenv(testenv.KindImageEnv)
 	if image == "" {
-		t.Skip("BUNDLECTL_KIND_IMAGE is not set: no real kind cluster (make conformance-kind sets it)")
+		t.Skip(testenv.KindImageEnv + " is not set: no real kind cluster (make conformance-kind sets it)")
 	}
 	return image
 }

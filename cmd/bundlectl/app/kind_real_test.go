@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bundlectl/bundlectl/internal/test/testenv"
 )
 
 // lockedBuffer is a child's stderr, read while the child writes it.
@@ -38,9 +40,9 @@ func (l *lockedBuffer) String() string {
 // as scripts/conformance-kind.sh sets it); without the image it is
 // skipped.
 func TestRealKindInterrupted(t *testing.T) {
-	image := os.Getenv("BUNDLECTL_KIND_IMAGE")
+	image := os.Getenv(testenv.KindImageEnv)
 	if image == "" {
-		t.Skip("BUNDLECTL_KIND_IMAGE is not set: no real kind cluster (make conformance-kind sets it)")
+		t.Skip(testenv.KindImageEnv + " is not set: no real kind cluster (make conformance-kind sets it)")
 	}
 	containers := func(name string) []string {
 		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster="+name).Output()

@@ -29,6 +29,9 @@ const (
 	// K9sEnv is the k9s TestK9s drives ("1" for the one scripts/k9s.sh
 	// builds; make k9s).
 	K9sEnv = "BUNDLECTL_K9S"
+	// KindImageEnv is the kind node image the real kind tests run
+	// (make conformance-kind sets it; without it they skip).
+	KindImageEnv = "BUNDLECTL_KIND_IMAGE"
 	// RecordLiveEnv names the minor whose live Tables TestRecordLive
 	// records (make record-live).
 	RecordLiveEnv = "BUNDLECTL_RECORD_LIVE"
