@@ -77,52 +77,15 @@ type Problem struct {
 func Inspect(b *Bundle) (*Report, error) {
 	rep := &Report{Path: b.Path, Format: b.Format.String(), Root: b.Root, Entries: b.Entries, Size: b.Size, ClusterResources: b.HasClusterResources,
 		Schema: "legacy", Resources: []ResourceSummary{}, Logs: []PodLog{}, UnmappedLogs: []UnmappedLog{}, NotCollected: []string{}, Problems: []Problem{}}
-	problem := func(p string, err error) {
-		rep.Problems = append(rep.Problems, Problem{Path: p, Message: err.Error()})
+	disc, err := rep.readHeader(b)
+	if err != nil {
+		return nil, err
 	}
-	disc, err := b.Discovery()
-	if d := disc; err != nil {
-		var unsupported *UnsupportedSchemaError
-		if errors.As(err, &unsupported) {
-			return nil, &EntryError{Bundle: b.Path, Entry: DiscoveryPath(), Err: err}
-		}
-		problem(DiscoveryPath(), err)
-	} else if d != nil {
-		rep.Schema = d.BundleSchemaVersion
-		rep.KubernetesVersion = d.KubernetesVersion
-		for _, err := range d.Invalid {
-			problem(DiscoveryPath(), err)
-		}
-	}
-	if v, err := b.TroubleshootVersion(); err != nil {
-		problem(VersionFilePath, err)
-	} else {
-		rep.TroubleshootVersion = v
-	}
-	if sv, err := b.ServerVersion(); err != nil {
-		problem(ClusterVersionPath, err)
-	} else if sv != nil && rep.KubernetesVersion == "" {
-		rep.KubernetesVersion = sv.GitVersion
-	}
-	rep.TablesMinor = PinnedMinor
-	if m, _, err := TableMinor(rep.KubernetesVersion); err == nil {
-		rep.TablesMinor = m
-	}
-	if c, err := b.CollectedAt(); err == nil {
-		rep.CollectionTime = &c
-	}
-	for _, d := range b.Duplicates {
-		problem(d, errors.New("entry occurs more than once in the archive"))
-	}
-	rep.Problems = append(rep.Problems, b.Warnings...)
+	problem := rep.problem
 
-	type key struct {
-		gvr    schema.GroupVersionResource
-		custom bool
-	}
-	sums := map[key]*ResourceSummary{}
+	sums := map[inspectKey]*ResourceSummary{}
 	tables := map[ListKey]bool{}
-	listGVR := map[ListKey]key{}
+	listGVR := map[ListKey]inspectKey{}
 	var logFiles []LogFile
 	var pods []PodContainers
 	logPods := LogPodNames(b.Names)
@@ -178,7 +141,7 @@ func Inspect(b *Bundle) (*Report, error) {
 			problem(e.Rel, err)
 		}
 		g := ListGVR(c, list)
-		k := key{gvr: g, custom: c.Custom}
+		k := inspectKey{gvr: g, custom: c.Custom}
 		s := sums[k]
 		if s == nil {
 			s = &ResourceSummary{Group: g.Group, Version: g.Version, Resource: g.Resource, Kind: ListKind(c, list), Custom: c.Custom, Namespaced: c.Namespaced}
@@ -199,6 +162,71 @@ func Inspect(b *Bundle) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.addResources(b, disc, sums, tables, listGVR)
+	logs := MapPodLogs(logFiles, pods)
+	rep.Logs, rep.UnmappedLogs = logs.Logs, logs.Unmapped
+	return rep, nil
+}
+
+// readHeader fills in what the bundle's small files tell (discovery, the
+// versions, the collection time) and the problems of the archive itself,
+// and returns the discovery. An unsupported schema is an error.
+func (rep *Report) readHeader(b *Bundle) (*Discovery, error) {
+	problem := rep.problem
+	disc, err := b.Discovery()
+	if d := disc; err != nil {
+		var unsupported *UnsupportedSchemaError
+		if errors.As(err, &unsupported) {
+			return nil, &EntryError{Bundle: b.Path, Entry: DiscoveryPath(), Err: err}
+		}
+		problem(DiscoveryPath(), err)
+	} else if d != nil {
+		rep.Schema = d.BundleSchemaVersion
+		rep.KubernetesVersion = d.KubernetesVersion
+		for _, err := range d.Invalid {
+			problem(DiscoveryPath(), err)
+		}
+	}
+	if v, err := b.TroubleshootVersion(); err != nil {
+		problem(VersionFilePath, err)
+	} else {
+		rep.TroubleshootVersion = v
+	}
+	if sv, err := b.ServerVersion(); err != nil {
+		problem(ClusterVersionPath, err)
+	} else if sv != nil && rep.KubernetesVersion == "" {
+		rep.KubernetesVersion = sv.GitVersion
+	}
+	rep.TablesMinor = PinnedMinor
+	if m, _, err := TableMinor(rep.KubernetesVersion); err == nil {
+		rep.TablesMinor = m
+	}
+	if c, err := b.CollectedAt(); err == nil {
+		rep.CollectionTime = &c
+	}
+	for _, d := range b.Duplicates {
+		problem(d, errors.New("entry occurs more than once in the archive"))
+	}
+	rep.Problems = append(rep.Problems, b.Warnings...)
+	return disc, nil
+}
+
+// problem adds a problem of the file at p.
+func (rep *Report) problem(p string, err error) {
+	rep.Problems = append(rep.Problems, Problem{Path: p, Message: err.Error()})
+}
+
+// inspectKey is a resource of the report: custom resources apart from
+// built-in ones of the same name.
+type inspectKey struct {
+	gvr    schema.GroupVersionResource
+	custom bool
+}
+
+// addResources adds the resources the lists hold, in order, with the
+// number of their lists that have a table, and what discovery names but
+// the bundle did not collect.
+func (rep *Report) addResources(b *Bundle, disc *Discovery, sums map[inspectKey]*ResourceSummary, tables map[ListKey]bool, listGVR map[ListKey]inspectKey) {
 	for lk, k := range listGVR {
 		if tables[lk] {
 			sums[k].Tables++
@@ -232,9 +260,6 @@ func Inspect(b *Bundle) (*Report, error) {
 	for _, gr := range NotCollected(disc, held, custom, customCollected) {
 		rep.NotCollected = append(rep.NotCollected, gr.String())
 	}
-	logs := MapPodLogs(logFiles, pods)
-	rep.Logs, rep.UnmappedLogs = logs.Logs, logs.Unmapped
-	return rep, nil
 }
 
 // ListGVR is the group version resource a decoded list really holds: the
