@@ -98,21 +98,15 @@ func Run(ctx context.Context, o Options) (err error) {
 		// Said at once: loading can take a while.
 		warnExposed(o.ErrOut, host, o.InsecureHTTP)
 	}
-	var cleanups []func()
+	indexes, err := loadBundles(ctx, o, runDir)
+	if err != nil {
+		return err
+	}
 	defer func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
+		for _, x := range indexes {
+			x.Close()
 		}
 	}()
-	indexes := make([]*index.Index, len(o.Bundles))
-	for i, path := range o.Bundles {
-		x, err := loadBundle(ctx, path, o, runDir)
-		if err != nil {
-			return err
-		}
-		cleanups = append(cleanups, func() { x.Close() })
-		indexes[i] = x
-	}
 	// Loading decoded whole files; hand back to the OS what the index
 	// does not keep, so that what serve holds is the index.
 	debug.FreeOSMemory()
@@ -227,6 +221,23 @@ func writeKubeconfig(contexts []kubeContext, kf *kubeconfigFile, runDir string) 
 		return "", fmt.Errorf("writing the kubeconfig: %w", err)
 	}
 	return path, nil
+}
+
+// loadBundles loads every bundle of o, in order; on an error, those
+// loaded are closed.
+func loadBundles(ctx context.Context, o Options, runDir string) ([]*index.Index, error) {
+	indexes := make([]*index.Index, 0, len(o.Bundles))
+	for _, path := range o.Bundles {
+		x, err := loadBundle(ctx, path, o, runDir)
+		if err != nil {
+			for _, x := range indexes {
+				x.Close()
+			}
+			return nil, err
+		}
+		indexes = append(indexes, x)
+	}
+	return indexes, nil
 }
 
 // loadBundle opens a bundle, upgrading it first (into runDir) when it is
