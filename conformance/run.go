@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"golang.org/x/mod/semver"
+	"k8s.io/client-go/rest"
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
 	"github.com/bundlectl/bundlectl/conformance/fixtures"
@@ -175,15 +176,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if o.Provider == nil {
 		return nil, errors.New("conformance: no cluster provider")
 	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
-	}
-	if o.Kubectl == "" {
-		o.Kubectl = "kubectl"
-	}
-	if o.Parallel <= 0 {
-		o.Parallel = 2 * runtime.NumCPU()
-	}
+	o.defaults()
 	logf := func(format string, args ...any) {
 		if o.Log != nil {
 			// Fixtures log what the server said (a CRD's condition).
@@ -267,29 +260,8 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	prefix := ""
 	if !o.NoFixtures {
 		t = time.Now()
-		logf("applying the fixtures (run %s)", o.Prefix)
-		applied, aerr := fixtures.Apply(ctx, cfg, fixtures.Options{Prefix: o.Prefix, Logf: logf})
-		if applied != nil {
-			fr := &FixturesResult{Prefix: o.Prefix, Namespaces: applied.Namespaces, Objects: len(applied.Objects), Skipped: applied.SkippedKinds(), Cluster: applied.Cluster, KubeletNodes: applied.KubeletNodes}
-			res.Fixtures = fr
-			defer func() {
-				if !o.ClusterOutlivesRun {
-					fr.Removed = "left for the cluster's deletion"
-					return
-				}
-				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-				defer cancel()
-				t := time.Now()
-				logf("removing the fixtures")
-				if rerr := applied.Remove(rctx); rerr != nil {
-					fr.Removed = rerr.Error()
-					err = errors.Join(err, rerr)
-				} else {
-					fr.Removed = "removed"
-				}
-				step("remove the fixtures", t)
-			}()
-		}
+		applied, remove, aerr := applyFixtures(ctx, o, res, cfg, logf, step)
+		defer func() { err = errors.Join(err, remove()) }()
 		if aerr != nil {
 			return res, aerr
 		}
@@ -325,31 +297,9 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	// Gate A.
 	t = time.Now()
 	logf("gate A: upgrading the bundle stripped of its tables and comparing every table")
-	tg := tableGateOptions{collected: bundleDir, workDir: workDir, resources: checks.Resources}
-	// The server renders a table at a moment inside its Date's second,
-	// and the upgrade renders as of the start of that second: an age from
-	// a timestamp of sub-second precision (an Event's eventTime, a Lease's
-	// renewTime) may be one second more on the server. Whole-second
-	// timestamps come out equal either way.
-	tg.ageSlack = time.Second
-	if !sum.TablesSameSecond {
-		tg.ageSlack += time.Duration(sum.Seconds * float64(time.Second))
-	}
-	ta, err := runTableGate(ctx, tg)
+	ta, err := runGateA(ctx, res, tableGateOptions{collected: bundleDir, workDir: workDir, resources: checks.Resources}, sum)
 	if err != nil {
-		return res, fmt.Errorf("gate A: %w", err)
-	}
-	for i := range ta.Cases {
-		res.Tables = append(res.Tables, &ta.Cases[i])
-	}
-	res.ExtraTables = ta.Extra
-	res.TablesMinor = ta.Upgrade.RenderedFor
-	for _, p := range ta.Upgrade.Problems {
-		res.UpgradeProblems = append(res.UpgradeProblems, p.Path+": "+p.Message)
-	}
-	if !ta.Upgrade.CollectedAt.Equal(sum.CollectedAt) {
-		res.UpgradeProblems = append(res.UpgradeProblems, fmt.Sprintf("the upgrade read the collection time %s (from %s), the collector recorded %s",
-			ta.Upgrade.CollectedAt.Format(time.RFC3339), ta.Upgrade.CollectedAtSource, sum.CollectedAt.Format(time.RFC3339)))
+		return res, err
 	}
 	step("gate A: the transform", t)
 
@@ -359,18 +309,9 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("reading the collected bundle: %w", err)
 	}
-	cases, err := checks.Expand(inv, prefix, namespaces)
+	cases, err := gateBCases(checks, inv, prefix, namespaces, o.Run)
 	if err != nil {
 		return res, err
-	}
-	if o.Run != nil {
-		var kept []Case
-		for _, c := range cases {
-			if o.Run.MatchString(c.ID) {
-				kept = append(kept, c)
-			}
-		}
-		cases = kept
 	}
 	// Gate B serves the collected bundle with the upgrade's conversions in
 	// place of the server's, so that what the upgrade converts is
@@ -409,6 +350,102 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	res.Stale = baseline.Apply(res.all(), o.Run != nil, res.LiveMinor)
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// runGateA upgrades the collected bundle stripped of its tables and
+// compares every table with the server's (tg says where), and records the
+// cases, the upgrade's problems and the minor it rendered for in res.
+func runGateA(ctx context.Context, res *Result, tg tableGateOptions, sum *collect.Summary) (*tableGateResult, error) {
+	// The server renders a table at a moment inside its Date's second,
+	// and the upgrade renders as of the start of that second: an age from
+	// a timestamp of sub-second precision (an Event's eventTime, a Lease's
+	// renewTime) may be one second more on the server. Whole-second
+	// timestamps come out equal either way.
+	tg.ageSlack = time.Second
+	if !sum.TablesSameSecond {
+		tg.ageSlack += time.Duration(sum.Seconds * float64(time.Second))
+	}
+	ta, err := runTableGate(ctx, tg)
+	if err != nil {
+		return nil, fmt.Errorf("gate A: %w", err)
+	}
+	for i := range ta.Cases {
+		res.Tables = append(res.Tables, &ta.Cases[i])
+	}
+	res.ExtraTables = ta.Extra
+	res.TablesMinor = ta.Upgrade.RenderedFor
+	for _, p := range ta.Upgrade.Problems {
+		res.UpgradeProblems = append(res.UpgradeProblems, p.Path+": "+p.Message)
+	}
+	if !ta.Upgrade.CollectedAt.Equal(sum.CollectedAt) {
+		res.UpgradeProblems = append(res.UpgradeProblems, fmt.Sprintf("the upgrade read the collection time %s (from %s), the collector recorded %s",
+			ta.Upgrade.CollectedAt.Format(time.RFC3339), ta.Upgrade.CollectedAtSource, sum.CollectedAt.Format(time.RFC3339)))
+	}
+	return ta, nil
+}
+
+// gateBCases are the cases of checks for the bundle's inventory, those
+// run matches when it is set.
+func gateBCases(checks *ChecksFile, inv *Inventory, prefix string, namespaces []string, run *regexp.Regexp) ([]Case, error) {
+	cases, err := checks.Expand(inv, prefix, namespaces)
+	if err != nil {
+		return nil, err
+	}
+	if run != nil {
+		var kept []Case
+		for _, c := range cases {
+			if run.MatchString(c.ID) {
+				kept = append(kept, c)
+			}
+		}
+		cases = kept
+	}
+	return cases, nil
+}
+
+// defaults fills in what Options leaves unset.
+func (o *Options) defaults() {
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if o.Kubectl == "" {
+		o.Kubectl = "kubectl"
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 2 * runtime.NumCPU()
+	}
+}
+
+// applyFixtures applies the fixtures and records them in res. remove,
+// never nil, removes them when the cluster outlives the run (else the
+// cluster's deletion does) and says so in res.
+func applyFixtures(ctx context.Context, o Options, res *Result, cfg *rest.Config, logf func(string, ...any), step func(string, time.Time)) (applied *fixtures.Applied, remove func() error, err error) {
+	logf("applying the fixtures (run %s)", o.Prefix)
+	applied, err = fixtures.Apply(ctx, cfg, fixtures.Options{Prefix: o.Prefix, Logf: logf})
+	if applied == nil {
+		return nil, func() error { return nil }, err
+	}
+	fr := &FixturesResult{Prefix: o.Prefix, Namespaces: applied.Namespaces, Objects: len(applied.Objects), Skipped: applied.SkippedKinds(), Cluster: applied.Cluster, KubeletNodes: applied.KubeletNodes}
+	res.Fixtures = fr
+	remove = func() error {
+		if !o.ClusterOutlivesRun {
+			fr.Removed = "left for the cluster's deletion"
+			return nil
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+		defer cancel()
+		t := time.Now()
+		logf("removing the fixtures")
+		rerr := applied.Remove(rctx)
+		if rerr != nil {
+			fr.Removed = rerr.Error()
+		} else {
+			fr.Removed = "removed"
+		}
+		step("remove the fixtures", t)
+		return rerr
+	}
+	return applied, remove, err
 }
 
 func loadChecks(o Options) (*ChecksFile, error) {
