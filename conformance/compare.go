@@ -137,15 +137,6 @@ func isJSON(contentType string) bool {
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
-// prettyBody is a body for a report: indented when it is JSON.
-func prettyBody(b []byte) string {
-	var buf bytes.Buffer
-	if json.Indent(&buf, b, "", "  ") == nil {
-		return buf.String()
-	}
-	return string(b)
-}
-
 func (o Output) summary(kubectl bool) string {
 	if o.Err != nil {
 		return "error: " + o.Err.Error()
@@ -155,5 +146,3 @@ func (o Output) summary(kubectl bool) string {
 	}
 	return fmt.Sprintf("%d %s", o.Status, o.ContentType)
 }
-
-func cmpDiff(x, y any) string { return cmp.Diff(x, y) }

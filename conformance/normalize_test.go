@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // kubectl aligns columns to their widest cell, so a shorter served age
@@ -105,7 +107,7 @@ func TestJSONResourceVersion(t *testing.T) {
 	served := decode(t, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"528"},"items":[{"metadata":{"name":"a","resourceVersion":"12"}}]}`)
 	n := newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	n.json(live, served)
-	if d := cmpDiff(live, served); d != "" || n.counts[NormResourceVersion] != 1 {
+	if d := cmp.Diff(live, served); d != "" || n.counts[NormResourceVersion] != 1 {
 		t.Errorf("list revision not forgiven (%v):\n%s", n.counts, d)
 	}
 	// An object's resourceVersion is never forgiven: on a cluster that
@@ -114,7 +116,7 @@ func TestJSONResourceVersion(t *testing.T) {
 	served = decode(t, `{"kind":"PodList","metadata":{"resourceVersion":"528"},"items":[{"metadata":{"name":"a","resourceVersion":"12"}}]}`)
 	n = newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	n.json(live, served)
-	if d := cmpDiff(live, served); !strings.Contains(d, `"13"`) {
+	if d := cmp.Diff(live, served); !strings.Contains(d, `"13"`) {
 		t.Errorf("an object's resourceVersion was forgiven:\n%s", d)
 	}
 	// A Table's revision moves the same way.
@@ -122,7 +124,7 @@ func TestJSONResourceVersion(t *testing.T) {
 	served = decode(t, `{"kind":"Table","metadata":{"resourceVersion":"528"},"rows":[]}`)
 	n = newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	n.json(live, served)
-	if d := cmpDiff(live, served); d != "" {
+	if d := cmp.Diff(live, served); d != "" {
 		t.Errorf("table revision not forgiven:\n%s", d)
 	}
 }
@@ -138,7 +140,7 @@ func TestTextResourceVersionOfKubectlJSON(t *testing.T) {
 	}
 	n := newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	if l, s := n.text(doc("478", ""), doc("472", "")); l != s {
-		t.Errorf("the list's revision was not forgiven:\n%s", cmpDiff(lines(l), lines(s)))
+		t.Errorf("the list's revision was not forgiven:\n%s", cmp.Diff(lines(l), lines(s)))
 	}
 	n = newNormalizer([]string{NormResourceVersion}, window{0, 0}, window{})
 	if l, s := n.text(doc("478", `,\n            "x": 1`), doc("472", `,\n            "x": 2`)); l == s {
@@ -155,7 +157,7 @@ func TestJSONManagedFieldsTimeAndAges(t *testing.T) {
 	served := decode(t, `{"kind":"Table","rows":[{"cells":["web","2s"],"object":{"metadata":{"name":"web","managedFields":[{"manager":"kubectl","time":"2026-11-23T06:00:00Z"}]}}}]}`)
 	n := newNormalizer([]string{NormManagedFieldsTime, NormAges}, window{0, 3 * time.Minute}, window{})
 	n.json(live, served)
-	if d := cmpDiff(live, served); d != "" || n.counts[NormManagedFieldsTime] != 1 || n.counts[NormAges] != 1 {
+	if d := cmp.Diff(live, served); d != "" || n.counts[NormManagedFieldsTime] != 1 || n.counts[NormAges] != 1 {
 		t.Errorf("counts %v, diff:\n%s", n.counts, d)
 	}
 	// A manager that changed is not a time.
@@ -163,7 +165,7 @@ func TestJSONManagedFieldsTimeAndAges(t *testing.T) {
 	served = decode(t, `{"metadata":{"managedFields":[{"manager":"helm","time":"2026-11-23T06:00:00Z"}]}}`)
 	n = newNormalizer([]string{NormManagedFieldsTime}, window{0, 0}, window{})
 	n.json(live, served)
-	if d := cmpDiff(live, served); !changedLine(d, "helm") || changedLine(d, "time") {
+	if d := cmp.Diff(live, served); !changedLine(d, "helm") || changedLine(d, "time") {
 		t.Errorf("diff:\n%s", d)
 	}
 }
@@ -173,7 +175,7 @@ func TestJSONUnorderedItems(t *testing.T) {
 	served := decode(t, `{"kind":"ComponentStatusList","items":[{"metadata":{"name":"etcd-0"}},{"metadata":{"name":"scheduler"}}]}`)
 	n := newNormalizer([]string{NormUnorderedRows}, window{0, 0}, window{})
 	n.json(live, served)
-	if d := cmpDiff(live, served); d != "" || n.counts[NormUnorderedRows] != 1 {
+	if d := cmp.Diff(live, served); d != "" || n.counts[NormUnorderedRows] != 1 {
 		t.Errorf("counts %v, diff:\n%s", n.counts, d)
 	}
 }
