@@ -258,22 +258,7 @@ func TestServeParentGone(t *testing.T) {
 			// becomes a sleep that the test kills.
 			parent := exec.Command("sh", "-c", trap+tc.command+` >/dev/null 2>&1 & echo $!; exec sleep 600`, "sh", example)
 			parent.Env = append(os.Environ(), "TMPDIR="+tmp, "SHELL=/bin/sh")
-			out, err := parent.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := parent.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
-			var line [32]byte
-			n, _ := out.Read(line[:])
-			pid, err := strconv.Atoi(strings.TrimSpace(string(line[:n])))
-			if err != nil {
-				t.Fatalf("serve's pid: %q %v", line[:n], err)
-			}
-			serve, _ := os.FindProcess(pid)
-			t.Cleanup(func() { serve.Kill() })
+			pid, serve := startChild(t, parent, "serve")
 			alive := func() bool { return serve.Signal(syscall.Signal(0)) == nil && !zombie(pid) }
 			deadline := time.Now().Add(2 * time.Minute)
 			for {
@@ -445,22 +430,7 @@ func TestUpgradeParentGone(t *testing.T) {
 	}
 	parent := exec.Command("sh", "-c", `bundlectl upgrade --url-timeout 10m --certificate-authority "$1" "$2" new.tgz 2>upgrade.err & echo $!; exec sleep 600`, "sh", ca, srv.URL+"/b.tgz")
 	parent.Dir, parent.Env = dir, append(os.Environ(), "TMPDIR="+tmp)
-	out, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
-	var line [32]byte
-	n, _ := out.Read(line[:])
-	pid, err := strconv.Atoi(strings.TrimSpace(string(line[:n])))
-	if err != nil {
-		t.Fatalf("upgrade's pid: %q %v", line[:n], err)
-	}
-	upgrade, _ := os.FindProcess(pid)
-	t.Cleanup(func() { upgrade.Kill() })
+	pid, upgrade := startChild(t, parent, "upgrade")
 	for deadline := time.Now().Add(time.Minute); !holdsNameless(pid, "bundlectl-spool-"); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no download within a minute")
@@ -481,4 +451,28 @@ func TestUpgradeParentGone(t *testing.T) {
 		t.Errorf("left beside NEW: %v", left)
 	}
 	checkEmpty(t, "upgrade whose parent ended", tmp)
+}
+
+// startChild starts parent, a shell that starts bundlectl in the
+// background, prints its pid and stays (exec sleep), and returns
+// bundlectl's pid and process; both are killed when t ends.
+func startChild(t *testing.T, parent *exec.Cmd, what string) (int, *os.Process) {
+	t.Helper()
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
+	var line [32]byte
+	n, _ := out.Read(line[:])
+	pid, err := strconv.Atoi(strings.TrimSpace(string(line[:n])))
+	if err != nil {
+		t.Fatalf("%s's pid: %q %v", what, line[:n], err)
+	}
+	p, _ := os.FindProcess(pid)
+	t.Cleanup(func() { p.Kill() })
+	return pid, p
 }
