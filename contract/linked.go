@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/s2"
 )
@@ -36,6 +37,10 @@ type scanned struct {
 	// target's name before it (tar links to what is extracted so far),
 	// -1 when there is none.
 	before int
+	// mtime is a regular file's modification time (zero for the rest):
+	// kept here rather than in a map by name, which cost a bundle of
+	// many small entries a quarter more memory.
+	mtime time.Time
 }
 
 // linkedContent is the content of the file a link names.

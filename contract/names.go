@@ -102,18 +102,20 @@ func resolveLink(name string, hdr *tar.Header) (string, error) {
 // when "up" is a link. Real bundles hold links only as files (the YAML
 // twin of a list), so no entry is under a link and no target passes
 // through one.
-func (b *Bundle) checkLinkPaths(names []string, links map[string]*tar.Header) error {
+func (b *Bundle) checkLinkPaths(ents []scanned, links map[string]*tar.Header) error {
 	if len(links) == 0 {
 		return nil
 	}
-	for _, n := range names {
+	for _, e := range ents {
+		n := e.name
 		for dir := path.Dir(n); dir != "."; dir = path.Dir(dir) {
 			if links[dir] != nil {
 				return b.errorf(n, "its folder %q is a link (links in a bundle are files, never folders)", dir)
 			}
 		}
 	}
-	for _, n := range names {
+	for _, e := range ents {
+		n := e.name
 		hdr := links[n]
 		if hdr == nil {
 			continue

@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"time"
 )
 
 // scan is the first pass: it checks every header, finds the root, and
@@ -21,9 +20,8 @@ func (b *Bundle) scan() error {
 	roots := rootCandidates{version: map[string]int{}, cr: map[string]int{}}
 	var total int64
 	keep := map[string][]byte{}
-	var kept int64               // bytes in keep
-	deferred := map[string]int{} // early files over the budget: the ordinal of the last copy
-	mtimes := map[string]time.Time{}
+	var kept int64                         // bytes in keep
+	deferred := map[string]int{}           // early files over the budget: the ordinal of the last copy
 	objectTimes := map[string]objectTime{} // by root candidate
 	var times timeScanner
 	links := map[string]*tar.Header{}
@@ -68,7 +66,7 @@ func (b *Bundle) scan() error {
 			objects = newListTimes(root, rest, objectTimes, &times)
 		}
 		if regular {
-			mtimes[re.name] = re.hdr.ModTime
+			ents[ordinal].mtime = re.hdr.ModTime
 			if b.keepEarly(re.name, re.hdr.Size, kept, ordinal, deferred) {
 				data, err := readRaw(re)
 				if err != nil {
@@ -96,11 +94,7 @@ func (b *Bundle) scan() error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(ents))
-	for i, e := range ents {
-		names[i] = e.name
-	}
-	if err := b.checkLinkPaths(names, links); err != nil {
+	if err := b.checkLinkPaths(ents, links); err != nil {
 		return err
 	}
 	b.Size = total
@@ -109,7 +103,8 @@ func (b *Bundle) scan() error {
 	if b.Root != "" {
 		prefix = b.Root + "/"
 	}
-	for _, n := range names {
+	for _, e := range ents {
+		n := e.name
 		if rel, ok := strings.CutPrefix(n, prefix); ok || prefix == "" {
 			if prefix == "" {
 				rel = n
@@ -118,8 +113,8 @@ func (b *Bundle) scan() error {
 			if strings.HasPrefix(rel, ClusterResourcesDir+"/") && !IsArchiverFile(rel) {
 				b.HasClusterResources = true
 			}
-			if t, ok := mtimes[n]; ok {
-				b.noteFileTime(rel, t)
+			if !e.mtime.IsZero() {
+				b.noteFileTime(rel, e.mtime)
 			}
 		}
 	}
