@@ -11,8 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 )
 
 // Hostile is one bad bundle of the hostile corpus: what it holds, and what
@@ -148,30 +146,7 @@ func hostileBase() []File {
 // creates) and returns them. Escape targets are under dir too, so a test
 // can check that nothing was written there.
 func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
-	if opts.HugeJSONSize == 0 {
-		opts.HugeJSONSize = HugeJSONDefault
-	}
-	if opts.BombSize == 0 {
-		opts.BombSize = BombDefault
-	}
-	if opts.BigObjectSize == 0 {
-		opts.BigObjectSize = BigObjectDefault
-	}
-	if opts.EarlySize == 0 {
-		opts.EarlySize = EarlyDefault
-	}
-	if opts.PAXEntries == 0 {
-		opts.PAXEntries = PAXEntriesDefault
-	}
-	if opts.CRDListSize == 0 {
-		opts.CRDListSize = CRDListDefault
-	}
-	if opts.Items == 0 {
-		opts.Items = ItemsDefault
-	}
-	if opts.Entries == 0 {
-		opts.Entries = EntriesDefault
-	}
+	opts.defaults()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -179,190 +154,66 @@ func WriteHostileCorpus(dir string, opts HostileOptions) ([]Hostile, error) {
 	if err != nil {
 		return nil, err
 	}
-	escaped := filepath.Join(dir, "escaped")
 	base := hostileBase()
-	with := func(files ...File) []File { return append(append([]File(nil), base...), files...) }
-	root := func(rel string) string { return HostileRoot + "/" + rel }
-	var out []Hostile
-	add := func(h Hostile, data []byte) error {
+	var all []built
+	for _, cases := range []func() ([]built, error){
+		func() ([]built, error) { return entryCases(base, filepath.Join(dir, "escaped")) },
+		func() ([]built, error) { return brokenCases(base) },
+		func() ([]built, error) { return hugeCases(base, opts) },
+		func() ([]built, error) { return bigObjectCases(base, widgetCRD("Widget"), opts.BigObjectSize) },
+		func() ([]built, error) { return earlyCases(base, opts.EarlySize) },
+		func() ([]built, error) { return paxCases(base, opts.PAXEntries) },
+		func() ([]built, error) { return crdListCases(base, opts.CRDListSize) },
+		func() ([]built, error) { return inputCases(base) },
+		func() ([]built, error) { return itemCases(base, opts.Items, opts.Entries) },
+	} {
+		more, err := cases()
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, more...)
+	}
+	out := make([]Hostile, 0, len(all))
+	for _, c := range all {
 		ext := ".tar"
-		if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
+		if len(c.data) > 2 && c.data[0] == 0x1f && c.data[1] == 0x8b {
 			ext = ".tar.gz"
 		}
-		h.Path = filepath.Join(dir, h.Name+ext)
-		if err := os.WriteFile(h.Path, data, 0o644); err != nil {
-			return err
-		}
-		out = append(out, h)
-		return nil
-	}
-	tgz := func(files []File) ([]byte, error) {
-		raw, err := tarOf(files)
-		if err != nil {
+		c.h.Path = filepath.Join(dir, c.h.Name+ext)
+		if err := os.WriteFile(c.h.Path, c.data, 0o644); err != nil {
 			return nil, err
 		}
-		return gzipOf(raw)
-	}
-	type simple struct {
-		h     Hostile
-		files []File
-	}
-	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
-	aliases := "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
-	prev := "a"
-	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
-		aliases += name + ": &" + name + " [*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n"
-		prev = name
-	}
-	crd := func(kind string) File {
-		return File{Name: root("cluster-resources/custom-resource-definitions.json"), Body: `{"kind":"CustomResourceDefinitionList","apiVersion":"apiextensions.k8s.io/v1","items":[{"metadata":{"name":"widgets.example.com"},` +
-			`"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"` + kind + `","listKind":"` + kind + `List"},` +
-			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}]}`}
-	}
-	cases := []simple{
-		{Hostile{Name: "absolute-path", Entry: filepath.Join(escaped, "absolute"), Want: "absolute path", Escapes: []string{filepath.Join(escaped, "absolute")}},
-			with(File{Name: filepath.Join(escaped, "absolute"), Body: "pwned\n"})},
-		{Hostile{Name: "dot-dot", Entry: root("../../escaped/dotdot"), Want: "..", Escapes: []string{filepath.Join(escaped, "dotdot")}},
-			with(File{Name: root("../../escaped/dotdot"), Body: "pwned\n"})},
-		{Hostile{Name: "symlink-out", Entry: root("cluster-resources/nodes.json"), Want: "leaves the bundle"},
-			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeSymlink, Linkname: "../../../../../../../../etc/passwd"})},
-		{Hostile{Name: "symlink-absolute", Entry: root("cluster-resources/nodes.json"), Want: "absolute"},
-			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"})},
-		// Each link on its own stays inside; through the first, the
-		// second points above the bundle, and a file written through
-		// both lands outside it.
-		{Hostile{Name: "symlink-chain", Entry: root("cluster-resources/up/out"), Want: "link", Escapes: []string{filepath.Join(escaped, "chain")}},
-			with(
-				File{Name: root("cluster-resources/up"), Typeflag: tar.TypeSymlink, Linkname: "../.."},
-				File{Name: root("cluster-resources/up/out"), Typeflag: tar.TypeSymlink, Linkname: "../escaped"},
-				File{Name: root("cluster-resources/up/out/chain"), Body: "pwned\n"},
-			)},
-		// A link through another link: lexically inside, really above.
-		{Hostile{Name: "symlink-through-link", Entry: root("cluster-resources/through"), Want: "link"},
-			with(
-				File{Name: root("cluster-resources/up"), Typeflag: tar.TypeSymlink, Linkname: "../.."},
-				File{Name: root("cluster-resources/through"), Typeflag: tar.TypeSymlink, Linkname: "up/../escaped"},
-			)},
-		{Hostile{Name: "hardlink-out", Entry: root("cluster-resources/nodes.json"), Want: "leaves the bundle"},
-			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeLink, Linkname: "../escaped/hard"})},
-		{Hostile{Name: "device", Entry: root("cluster-resources/nodes.json"), Want: "not allowed"},
-			with(File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeChar})},
-		{Hostile{Name: "non-utf8-name", Entry: root("cluster-resources/pods/\xff\xfe.json"), Want: "UTF-8"},
-			with(File{Name: root("cluster-resources/pods/\xff\xfe.json"), Body: hostilePods})},
-		{Hostile{Name: "duplicate", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "more than once", Failsafe: true},
-			with(
-				File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n1"}}]}`},
-				File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n2"}}]}`},
-			)},
-		{Hostile{Name: "invalid-json", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "invalid JSON", Failsafe: true},
-			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n1"}},`})},
-		{Hostile{Name: "deep-json", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "depth", Failsafe: true},
-			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n1"},"x":` + deep + `}]}`})},
-		{Hostile{Name: "wrong-kind", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "Deployment", Failsafe: true},
-			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"DeploymentList","apiVersion":"apps/v1","items":[{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d1","namespace":"default"}}]}`})},
-		{Hostile{Name: "wrong-item-kind", Entry: root("cluster-resources/nodes.json"), Rel: "cluster-resources/nodes.json", Want: "Pod", Failsafe: true},
-			with(File{Name: root("cluster-resources/nodes.json"), Body: `{"kind":"NodeList","apiVersion":"v1","items":[{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1"}},{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p1","namespace":"default"}}]}`})},
-		{Hostile{Name: "yaml-not-yaml", Entry: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Rel: "cluster-resources/custom-resources/widgets.example.com/default.yaml", Want: "YAML", Failsafe: true},
-			with(crd("Widget"), File{Name: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Body: "- apiVersion: example.com/v1\n\tkind: [Widget\n  metadata: {name: w1\x00\x01\x02\n"})},
-		{Hostile{Name: "yaml-alias-bomb", Entry: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Rel: "cluster-resources/custom-resources/widgets.example.com/default.yaml", Want: "alias", Failsafe: true},
-			with(crd("Widget"), File{Name: root("cluster-resources/custom-resources/widgets.example.com/default.yaml"), Body: aliases})},
-		// Valid JSON that no Go float holds, in a metadata member the
-		// server does not know: it would have dropped it when it decoded
-		// the ConfigMap, so its Table rows always decode.
-		{Hostile{Name: "metadata-number", Want: "metadata.x: 1e400", Accepted: true, TablePath: "/api/v1/configmaps"},
-			with(File{Name: root("cluster-resources/configmaps/default.json"), Body: `{"kind":"ConfigMapList","apiVersion":"v1","items":[` +
-				`{"metadata":{"name":"huge","namespace":"default","x":1e400,"resourceVersion":"8","creationTimestamp":"2025-11-20T09:00:00Z"},"data":{"a":"b"}},` +
-				`{"metadata":{"name":"plain","namespace":"default","resourceVersion":"9","creationTimestamp":"2025-11-20T09:00:00Z"}}]}`})},
-	}
-	for _, c := range cases {
-		data, err := tgz(c.files)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.h.Name, err)
-		}
-		if err := add(c.h, data); err != nil {
-			return nil, err
-		}
-	}
-
-	// Broken archives: cut, corrupt, or not archives at all.
-	padded := with(File{Name: root("cluster-resources/nodes.json"), Body: `{"items":[]}` + strings.Repeat(" ", 200000)},
-		File{Name: root("cluster-resources/events/default.json"), Body: `{"items":[]}`})
-	raw, err := tarOf(padded)
-	if err != nil {
-		return nil, err
-	}
-	zipped, err := gzipOf(raw)
-	if err != nil {
-		return nil, err
-	}
-	// The checksum of the last header: the entries before it are read.
-	corrupt := bytes.Clone(raw)
-	at := bytes.Index(raw, []byte(root("cluster-resources/events/default.json")))
-	if at < 0 || at%512 != 0 {
-		return nil, errors.New("contracttest: the header to corrupt is not where it should be")
-	}
-	copy(corrupt[at+148:at+156], "garbage!")
-	for _, c := range []struct {
-		h    Hostile
-		data []byte
-	}{
-		{Hostile{Name: "truncated-gzip", Want: "truncated"}, zipped[:len(zipped)/2]},
-		{Hostile{Name: "gzip-checksum", Want: "gzip"}, append(bytes.Clone(zipped[:len(zipped)-8]), 1, 2, 3, 4, 5, 6, 7, 8)},
-		{Hostile{Name: "truncated-tar", Entry: root("cluster-resources/nodes.json"), Want: "truncated"}, raw[:4*512+100000]},
-		{Hostile{Name: "corrupt-header", Entry: root("cluster-resources/nodes.json"), Want: "corrupt archive"}, corrupt},
-		{Hostile{Name: "not-an-archive", Want: "not a tar"}, []byte(strings.Repeat("this is not a bundle\n", 40))},
-	} {
-		if err := add(c.h, c.data); err != nil {
-			return nil, err
-		}
-	}
-
-	// The huge cases: small archives of huge entries.
-	bomb := root("cluster-resources/pods/bomb.json")
-	if data, err := bigArchive(base, bomb, opts.BombSize, nil, make([]byte, 1<<20), 0, nil); err != nil {
-		return nil, err
-	} else if err := add(Hostile{Name: "gzip-bomb", Entry: bomb, Want: "limit", Huge: true}, data); err != nil {
-		return nil, err
-	}
-	huge := root("cluster-resources/nodes.json")
-	item := []byte(`{"kind":"Node","apiVersion":"v1","metadata":{"name":"n","labels":{"kubernetes.io/hostname":"n"}},"status":{"nodeInfo":{"kubeletVersion":"v1.35.4"}}}`)
-	chunk := bytes.Repeat(append([]byte(",\n"), item...), (1<<20)/(len(item)+2))
-	head := append([]byte(`{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[`), item...)
-	if data, err := bigArchive(base, huge, opts.HugeJSONSize, head, chunk, ' ', []byte("]}")); err != nil {
-		return nil, err
-	} else if err := add(Hostile{Name: "huge-json", Entry: huge, Rel: "cluster-resources/nodes.json", Want: "decode limit", Failsafe: true, Huge: true}, data); err != nil {
-		return nil, err
-	}
-	more, err := bigObjectCases(base, crd("Widget"), opts.BigObjectSize)
-	if err != nil {
-		return nil, err
-	}
-	early, err := earlyCases(base, opts.EarlySize)
-	if err != nil {
-		return nil, err
-	}
-	pax, err := paxCases(base, opts.PAXEntries)
-	if err != nil {
-		return nil, err
-	}
-	crdCases, err := crdListCases(base, opts.CRDListSize)
-	if err != nil {
-		return nil, err
-	}
-	inputs, err := inputCases(base)
-	if err != nil {
-		return nil, err
-	}
-	items, err := itemCases(base, opts.Items, opts.Entries)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range slices.Concat(more, early, pax, crdCases, inputs, items) {
-		if err := add(c.h, c.data); err != nil {
-			return nil, err
-		}
+		out = append(out, c.h)
 	}
 	return out, nil
+}
+
+// defaults puts each size's default where it is 0.
+func (o *HostileOptions) defaults() {
+	if o.HugeJSONSize == 0 {
+		o.HugeJSONSize = HugeJSONDefault
+	}
+	if o.BombSize == 0 {
+		o.BombSize = BombDefault
+	}
+	if o.BigObjectSize == 0 {
+		o.BigObjectSize = BigObjectDefault
+	}
+	if o.EarlySize == 0 {
+		o.EarlySize = EarlyDefault
+	}
+	if o.PAXEntries == 0 {
+		o.PAXEntries = PAXEntriesDefault
+	}
+	if o.CRDListSize == 0 {
+		o.CRDListSize = CRDListDefault
+	}
+	if o.Items == 0 {
+		o.Items = ItemsDefault
+	}
+	if o.Entries == 0 {
+		o.Entries = EntriesDefault
+	}
 }
 
 func tarOf(files []File) ([]byte, error) {

@@ -16,8 +16,6 @@ import (
 // a group no client can parse, a gzip header with a long file name and
 // comment, and v7 tar headers.
 func inputCases(base []File) ([]built, error) {
-	with := func(files ...File) []File { return append(append([]File(nil), base...), files...) }
-	root := func(rel string) string { return HostileRoot + "/" + rel }
 	// A pod list without the good pod: served in its place, it would hide it.
 	other := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[` +
 		`{"metadata":{"name":"impostor","namespace":"default","uid":"u9","resourceVersion":"5","creationTimestamp":"2025-11-20T09:00:00Z"},` +
@@ -35,7 +33,7 @@ func inputCases(base []File) ([]built, error) {
 		files []File
 	}{
 		{Hostile{Name: "linked-lists", Want: "lists stored as a symlink to a symlink, and as a hard link", Accepted: true, TablePath: "/api/v1/nodes"},
-			with(
+			with(base,
 				File{Name: root("dedup/nodes.json"), Body: nodes},
 				File{Name: root("dedup/nodes-again.json"), Typeflag: tar.TypeSymlink, Linkname: "nodes.json"},
 				File{Name: root("cluster-resources/nodes.json"), Typeflag: tar.TypeSymlink, Linkname: "../dedup/nodes-again.json"},
@@ -45,14 +43,14 @@ func inputCases(base []File) ([]built, error) {
 				File{Name: root("cluster-resources/pods/kube-system.json"), Typeflag: tar.TypeLink, Linkname: root("cluster-resources/pods/kube-public.json")},
 			)},
 		{Hostile{Name: "backslash-name", Entry: root(`cluster-resources\pods\default.json`), Rel: `cluster-resources\pods\default.json`, Want: "backslash", Failsafe: true},
-			with(File{Name: root(`cluster-resources\pods\default.json`), Body: other})},
+			with(base, File{Name: root(`cluster-resources\pods\default.json`), Body: other})},
 		{Hostile{Name: "two-roots", Entry: "support-bundle-2025-11-19T10_00_00", Rel: "support-bundle-2025-11-19T10_00_00", Want: "another bundle root", Failsafe: true},
-			with(
+			with(base,
 				File{Name: "support-bundle-2025-11-19T10_00_00/version.yaml", Body: base[0].Body},
 				File{Name: "support-bundle-2025-11-19T10_00_00/cluster-resources/pods/default.json", Body: other},
 			)},
 		{Hostile{Name: "discovery-invalid-group", Entry: root("cluster-resources/_meta/discovery.json"), Rel: "cluster-resources/_meta/discovery.json", Want: `group "bad/group": not a valid group name`, Failsafe: true},
-			with(File{Name: root("cluster-resources/_meta/discovery.json"), Body: discovery})},
+			with(base, File{Name: root("cluster-resources/_meta/discovery.json"), Body: discovery})},
 	} {
 		raw, err := tarOf(c.files)
 		if err != nil {
