@@ -189,18 +189,9 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 
 	// Everything that can be refused is checked before a cluster exists.
-	checks, err := loadChecks(o)
+	checks, baseline, err := prepare(o, res)
 	if err != nil {
 		return res, err
-	}
-	res.Rules = checks.Resources
-	baseline, err := LoadBaseline(o.Baseline)
-	if err != nil {
-		return res, err
-	}
-	res.Baseline = baseline.Name()
-	if res.Kubectl, err = exec.LookPath(o.Kubectl); err != nil {
-		return res, fmt.Errorf("kubectl: %w (install kubectl or pass --kubectl PATH)", err)
 	}
 
 	workDir, removeWork, err := makeWorkDir(o.WorkDir)
@@ -218,15 +209,11 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 			res.WorkDir = ""
 		}
 	}()
-	scratch, err := kubectlScratch(workDir)
+	k, err := newKubectl(ctx, res, workDir)
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(scratch)
-	k := &kubectl{bin: res.Kubectl, tmpDir: scratch}
-	if res.KubectlVersion, err = k.clientVersion(ctx); err != nil {
-		return res, err
-	}
+	defer os.RemoveAll(k.tmpDir)
 
 	// The cluster.
 	t := time.Now()
@@ -235,15 +222,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
-		defer cancel()
-		t := time.Now()
-		if derr := o.Provider.Delete(dctx); derr != nil {
-			err = errors.Join(err, derr)
-		}
-		step("delete the cluster", t)
-	}()
+	defer func() { err = errors.Join(err, deleteCluster(ctx, o.Provider, step)) }()
 	res.Cluster = c.Name
 	step("start the cluster", t)
 	if o.ClusterOutlivesRun {
@@ -280,18 +259,11 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	t = time.Now()
 	logf("collecting the bundle into %s", bundleDir)
 	collectStart := time.Now()
-	sum, err := collect.Run(ctx, collect.Options{
-		Config: cfg, Namespaces: collected, Dest: bundleDir,
-		IncludeSecretValues: !o.NoFixtures || o.IncludeSecretValues,
-	})
+	sum, err := collectFirst(ctx, res, collectOptions(o, cfg, collected, bundleDir))
 	if err != nil {
-		return res, fmt.Errorf("collect: %w", err)
+		return res, err
 	}
 	collectEnd := time.Now()
-	res.Collect = sum
-	res.CollectedAt = sum.CollectedAt
-	res.KubernetesVersion = sum.KubernetesVersion
-	res.LiveMinor = strings.TrimPrefix(semver.MajorMinor(sum.KubernetesVersion), "v")
 	step("collect", t)
 
 	// Gate A.
@@ -303,53 +275,82 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	step("gate A: the transform", t)
 
-	// Gate B.
-	t = time.Now()
-	inv, err := ReadInventory(bundleDir)
-	if err != nil {
-		return res, fmt.Errorf("reading the collected bundle: %w", err)
-	}
-	cases, err := gateBCases(checks, inv, prefix, namespaces, o.Run)
-	if err != nil {
+	if err := runGateB(ctx, o, res, gateBInputs{
+		checks: checks, cfg: cfg, kubeconfig: c.Kubeconfig, k: k, bundleDir: bundleDir, workDir: workDir, upgraded: ta.Upgraded,
+		prefix: prefix, namespaces: namespaces, collected: collected, collectStart: collectStart, collectEnd: collectEnd,
+	}, logf, step); err != nil {
 		return res, err
-	}
-	// Gate B serves the collected bundle with the upgrade's conversions in
-	// place of the server's, so that what the upgrade converts is
-	// compared with the live server by every case too.
-	servedDir := filepath.Join(workDir, "served")
-	if err := withConversionsOf(bundleDir, ta.Upgraded, servedDir); err != nil {
-		return res, fmt.Errorf("gate B: making the served bundle: %w", err)
-	}
-	if o.mutateServed != nil {
-		if err := o.mutateServed(servedDir); err != nil {
-			return res, err
-		}
-	}
-	logf("gate B: serving the bundle and running %d cases against both (%d at a time)", len(cases), o.Parallel)
-	res.Cases, res.ServeWarnings, err = runServerGate(ctx, serverGate{
-		bundle: servedDir, live: c.Kubeconfig, kubectl: k, cases: cases,
-		parallel: o.Parallel, collectStart: collectStart, collectEnd: collectEnd, collected: collected,
-	})
-	if err != nil {
-		return res, fmt.Errorf("gate B: %w", err)
-	}
-	step("gate B: the server", t)
-	t = time.Now()
-	res.Rounds, err = rerunMoved(ctx, roundsOptions{
-		collect: collect.Options{Config: cfg, Namespaces: collected, IncludeSecretValues: !o.NoFixtures || o.IncludeSecretValues},
-		workDir: workDir, first: inv, logf: logf,
-		gate: serverGate{live: c.Kubeconfig, kubectl: k, parallel: o.Parallel, collected: collected},
-	}, res.Cases)
-	if err != nil {
-		return res, fmt.Errorf("gate B: %w", err)
-	}
-	if len(res.Rounds) > 0 {
-		step("gate B: the cases again while the cluster moved", t)
 	}
 
 	res.Stale = baseline.Apply(res.all(), o.Run != nil, res.LiveMinor)
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// prepare reads the checks and the baseline and finds kubectl, noting
+// them in res: what can be refused before a cluster exists.
+func prepare(o Options, res *Result) (*ChecksFile, *Baseline, error) {
+	checks, err := loadChecks(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Rules = checks.Resources
+	baseline, err := LoadBaseline(o.Baseline)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Baseline = baseline.Name()
+	if res.Kubectl, err = exec.LookPath(o.Kubectl); err != nil {
+		return nil, nil, fmt.Errorf("kubectl: %w (install kubectl or pass --kubectl PATH)", err)
+	}
+	return checks, baseline, nil
+}
+
+// collectFirst collects the bundle both gates compare and notes in res
+// what it says of the cluster.
+func collectFirst(ctx context.Context, res *Result, co collect.Options) (*collect.Summary, error) {
+	sum, err := collect.Run(ctx, co)
+	if err != nil {
+		return nil, fmt.Errorf("collect: %w", err)
+	}
+	res.Collect = sum
+	res.CollectedAt = sum.CollectedAt
+	res.KubernetesVersion = sum.KubernetesVersion
+	res.LiveMinor = strings.TrimPrefix(semver.MajorMinor(sum.KubernetesVersion), "v")
+	return sum, nil
+}
+
+// deleteCluster deletes the cluster, given some minutes even when ctx is
+// done (a Ctrl-C must not leave it behind).
+func deleteCluster(ctx context.Context, p cluster.Provider, step func(string, time.Time)) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	defer cancel()
+	t := time.Now()
+	err := p.Delete(dctx)
+	step("delete the cluster", t)
+	return err
+}
+
+// newKubectl is the kubectl of res with a scratch folder in workDir, its
+// client version noted in res.
+func newKubectl(ctx context.Context, res *Result, workDir string) (*kubectl, error) {
+	scratch, err := kubectlScratch(workDir)
+	if err != nil {
+		return nil, err
+	}
+	k := &kubectl{bin: res.Kubectl, tmpDir: scratch}
+	if res.KubectlVersion, err = k.clientVersion(ctx); err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
+	return k, nil
+}
+
+// collectOptions is how the gate collects from cfg: the namespaces
+// collected (nil: all) into dest, secrets' values included where the
+// fixtures made them (they hold nothing real).
+func collectOptions(o Options, cfg *rest.Config, collected []string, dest string) collect.Options {
+	return collect.Options{Config: cfg, Namespaces: collected, Dest: dest, IncludeSecretValues: !o.NoFixtures || o.IncludeSecretValues}
 }
 
 // runGateA upgrades the collected bundle stripped of its tables and
@@ -385,24 +386,6 @@ func runGateA(ctx context.Context, res *Result, tg tableGateOptions, sum *collec
 }
 
 // gateBCases are the cases of checks for the bundle's inventory, those
-// run matches when it is set.
-func gateBCases(checks *ChecksFile, inv *Inventory, prefix string, namespaces []string, run *regexp.Regexp) ([]Case, error) {
-	cases, err := checks.Expand(inv, prefix, namespaces)
-	if err != nil {
-		return nil, err
-	}
-	if run != nil {
-		var kept []Case
-		for _, c := range cases {
-			if run.MatchString(c.ID) {
-				kept = append(kept, c)
-			}
-		}
-		cases = kept
-	}
-	return cases, nil
-}
-
 // defaults fills in what Options leaves unset.
 func (o *Options) defaults() {
 	if o.Prefix == "" {

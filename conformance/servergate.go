@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bundlectl/bundlectl/serve"
+	"k8s.io/client-go/rest"
 )
 
 // serverGate is what Gate B needs.
@@ -131,4 +134,86 @@ func runServerGate(ctx context.Context, g serverGate) ([]*CaseResult, []string, 
 		return nil, nil, err
 	}
 	return results, warnings, nil
+}
+
+// gateBInputs is what gate B takes from the steps before it: the checks,
+// the live cluster and kubectl, the collected bundle and when it was
+// collected, the upgraded one (for its conversions) and the namespaces.
+type gateBInputs struct {
+	checks                   *ChecksFile
+	cfg                      *rest.Config
+	kubeconfig               string
+	k                        *kubectl
+	bundleDir, workDir       string
+	upgraded                 string
+	prefix                   string
+	namespaces, collected    []string
+	collectStart, collectEnd time.Time
+}
+
+// runGateB serves the collected bundle and runs every case against it and
+// the live cluster, then the diverging cases again on later collections
+// while the cluster moves (rounds.go).
+func runGateB(ctx context.Context, o Options, res *Result, in gateBInputs, logf func(string, ...any), step func(string, time.Time)) error {
+	t := time.Now()
+	inv, err := ReadInventory(in.bundleDir)
+	if err != nil {
+		return fmt.Errorf("reading the collected bundle: %w", err)
+	}
+	cases, err := gateBCases(in.checks, inv, in.prefix, in.namespaces, o.Run)
+	if err != nil {
+		return err
+	}
+	// Gate B serves the collected bundle with the upgrade's conversions in
+	// place of the server's, so that what the upgrade converts is
+	// compared with the live server by every case too.
+	servedDir := filepath.Join(in.workDir, "served")
+	if err := withConversionsOf(in.bundleDir, in.upgraded, servedDir); err != nil {
+		return fmt.Errorf("gate B: making the served bundle: %w", err)
+	}
+	if o.mutateServed != nil {
+		if err := o.mutateServed(servedDir); err != nil {
+			return err
+		}
+	}
+	logf("gate B: serving the bundle and running %d cases against both (%d at a time)", len(cases), o.Parallel)
+	res.Cases, res.ServeWarnings, err = runServerGate(ctx, serverGate{
+		bundle: servedDir, live: in.kubeconfig, kubectl: in.k, cases: cases,
+		parallel: o.Parallel, collectStart: in.collectStart, collectEnd: in.collectEnd, collected: in.collected,
+	})
+	if err != nil {
+		return fmt.Errorf("gate B: %w", err)
+	}
+	step("gate B: the server", t)
+	t = time.Now()
+	res.Rounds, err = rerunMoved(ctx, roundsOptions{
+		collect: collectOptions(o, in.cfg, in.collected, ""),
+		workDir: in.workDir, first: inv, logf: logf,
+		gate: serverGate{live: in.kubeconfig, kubectl: in.k, parallel: o.Parallel, collected: in.collected},
+	}, res.Cases)
+	if err != nil {
+		return fmt.Errorf("gate B: %w", err)
+	}
+	if len(res.Rounds) > 0 {
+		step("gate B: the cases again while the cluster moved", t)
+	}
+	return nil
+}
+
+// run matches when it is set.
+func gateBCases(checks *ChecksFile, inv *Inventory, prefix string, namespaces []string, run *regexp.Regexp) ([]Case, error) {
+	cases, err := checks.Expand(inv, prefix, namespaces)
+	if err != nil {
+		return nil, err
+	}
+	if run != nil {
+		var kept []Case
+		for _, c := range cases {
+			if run.MatchString(c.ID) {
+				kept = append(kept, c)
+			}
+		}
+		cases = kept
+	}
+	return cases, nil
 }
