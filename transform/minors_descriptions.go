@@ -1,18 +1,15 @@
 package transform
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/embedded"
 )
 
 // Each release's printers describe their columns with its own API docs
@@ -50,16 +47,8 @@ var minorDescriptions = sync.OnceValue(func() map[int]map[string]map[string]stri
 })
 
 func readMinorDescriptions(gz []byte) (minorDescriptionsFile, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	d, err := embedded.GzipJSON[minorDescriptionsFile](gz)
 	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
-	var d minorDescriptionsFile
-	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, err
 	}
 	for minor := range d {

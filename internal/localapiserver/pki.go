@@ -2,18 +2,15 @@ package localapiserver
 
 import (
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/pem"
-	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/bundlectl/bundlectl/internal/certs"
 )
 
 // pki is what the work dir holds for authentication: a CA, the serving
@@ -29,8 +26,8 @@ type pki struct {
 	token       string
 }
 
-// writePKI creates the files in dir. Keys are ECDSA P-256: quick to make,
-// and kube-apiserver signs service-account tokens with ES256.
+// writePKI creates the files in dir. The service-account key is ECDSA
+// P-256 too: kube-apiserver signs its tokens with ES256.
 func writePKI(dir string) (*pki, error) {
 	p := &pki{
 		caCert:      filepath.Join(dir, "ca.crt"),
@@ -40,51 +37,18 @@ func writePKI(dir string) (*pki, error) {
 		saPub:       filepath.Join(dir, "sa.pub"),
 		tokenFile:   filepath.Join(dir, "tokens.csv"),
 	}
-	now := time.Now()
 
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := certs.NewCA("bundlectl-local-ca", 7*24*time.Hour)
 	if err != nil {
 		return nil, err
 	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "bundlectl-local-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(7 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("CA certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
+	p.caCertPEM = ca.PEM
+	srvDER, srvKey, err := ca.Serving("kube-apiserver", []string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"})
 	if err != nil {
 		return nil, err
 	}
-	p.caCertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 
-	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	srvTmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(7 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, ca, &srvKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("serving certificate: %w", err)
-	}
-
-	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	saKey, err := certs.NewKey()
 	if err != nil {
 		return nil, err
 	}
@@ -125,12 +89,4 @@ func ecKeyPEM(k *ecdsa.PrivateKey) []byte {
 		panic(err) // only fails for curves Go does not know
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
-}
-
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126))
-	if err != nil {
-		panic(err)
-	}
-	return n
 }

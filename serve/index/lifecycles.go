@@ -1,12 +1,8 @@
 package index
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"io"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundlectl/bundlectl/contract"
+	"github.com/bundlectl/bundlectl/internal/embedded"
 )
 
 // kube-apiserver decides whether a request to an API version warns from the
@@ -46,19 +43,7 @@ var lifecycleFirst, lifecycleLast = contract.MinorNumber(contract.OldestMinor), 
 
 // decodeLifecycles reads the data file (gzipped JSON, a list of lifecycles).
 func decodeLifecycles(data []byte) ([]lifecycle, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
-	var out []lifecycle
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return embedded.GzipJSON[[]lifecycle](data)
 }
 
 // lifecyclesByMinor indexes the embedded data by minor and kind. The data
