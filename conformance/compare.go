@@ -61,8 +61,10 @@ func (r *CaseResult) Failed() bool { return r.Diverged() && r.Baseline == "" }
 
 // compareOutputs compares what the two sides answered, after the case's
 // normalizations. ages and clientAges bound how far a live age may be
-// ahead of the served one (see NormAges and NormClientAges).
-func compareOutputs(c Case, live, served Output, ages, clientAges window) ([]Divergence, map[string]int) {
+// ahead of the served one (see NormAges and NormClientAges); until is
+// the end of the live run, which no event's repeat can be later than
+// (NormEventRepeats).
+func compareOutputs(c Case, live, served Output, ages, clientAges window, until time.Time) ([]Divergence, map[string]int) {
 	if live.Err != nil || served.Err != nil {
 		var msgs []string
 		if live.Err != nil {
@@ -74,6 +76,7 @@ func compareOutputs(c Case, live, served Output, ages, clientAges window) ([]Div
 		return []Divergence{{Output: "run", Diff: strings.Join(msgs, "\n")}}, nil
 	}
 	n := newNormalizer(c.Normalize, ages, clientAges)
+	n.until = until
 	var out []Divergence
 	for _, what := range c.Compare {
 		var d string

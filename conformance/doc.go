@@ -40,9 +40,10 @@
 // the clock is a divergence) and no more; ages kubectl computes itself,
 // ahead on the live side by at most the time between the two runs; the
 // revision of lists and tables; managedFields times; klog headers on
-// kubectl's stderr; and, for ComponentStatus only (which the server
-// computes at each request in no order), the order of rows. See
-// Normalizations.
+// kubectl's stderr; for ComponentStatus only (which the server computes
+// at each request in no order), the order of rows; a node's heartbeats;
+// and an Event recorded again since the collection (its count up, its
+// last time later, the order kubectl sorts it in). See Normalizations.
 //
 // Divergences known and accepted are listed, each with its reason, in the
 // baseline (baseline.yaml, embedded, or a file of the user's); the gate

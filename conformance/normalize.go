@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"sigs.k8s.io/yaml"
 )
 
 // The normalizations: the only differences between the live cluster and
@@ -32,13 +34,14 @@ const (
 	// live one, and never behind.
 	NormClientAges = "clientAges"
 	// NormResourceVersion: metadata.resourceVersion of a list or a Table
-	// (a JSON body, or kubectl's JSON output: kubectl prints an empty list
-	// written without items, as 1.26 wrote its admissionregistration
-	// v1alpha1 lists, as one item, the list itself), which is the store's
-	// revision at the time of the request and moves with every write
-	// anywhere in the cluster (the apiserver's own lease renewals
-	// included). Objects' resourceVersions are never normalized: on a
-	// cluster whose objects do not change they must be equal.
+	// (a JSON body, or kubectl's JSON or YAML output: kubectl prints an
+	// empty list written without items, as 1.26 wrote its
+	// admissionregistration v1alpha1 lists, as one item, the list
+	// itself), which is the store's revision at the time of the request
+	// and moves with every write anywhere in the cluster (the apiserver's
+	// own lease renewals included). Objects' resourceVersions are not
+	// normalized here: on a cluster whose objects do not change they must
+	// be equal (an Event recorded again: NormEventRepeats).
 	NormResourceVersion = "resourceVersion"
 	// NormManagedFieldsTime: metadata.managedFields[].time of an object in
 	// a JSON body: the time of a field manager's last write. It moves only
@@ -61,6 +64,25 @@ const (
 	// run and a lease's duration (a renewal may predate the collection);
 	// the rest of the line must be the same.
 	NormHeartbeats = "heartbeats"
+	// NormEventRepeats: an Event that its component recorded again
+	// between the collection and the query (a crash-looping container's
+	// BackOff, a failing pull's Failed, BackOff and Pulling, every few
+	// seconds to five minutes): the live event counts more, was last seen
+	// later, and was written again. Forgiven only where the count went up
+	// (a repeat), and only what a repeat changes, forward in time: the
+	// count (count, deprecatedCount, series.count), the last time
+	// (lastTimestamp, deprecatedLastTimestamp, series.lastObservedTime:
+	// no earlier than the served one, no later than the end of the live
+	// run), metadata.resourceVersion and managedFields times of the Event
+	// (core or events.k8s.io, and the rows of an events Table); in
+	// kubectl's events tables (get, kubectl events, describe's Events) a
+	// LAST SEEN that is younger but not older than the served one plus
+	// the age window, the COUNT or "(xN over AGE)" that went up, its
+	// "over" age advancing as an age does. Such lines, and equal ones, are
+	// matched as a multiset within the table's body, since kubectl events
+	// and describe sort events by their last time. Everything else must be
+	// equal.
+	NormEventRepeats = "eventRepeats"
 )
 
 // NormOutsideCollection is the one normalization no check names, since
@@ -109,7 +131,7 @@ func anyIn(names []string, set map[string]bool) bool {
 }
 
 // Normalizations lists every normalization a check may name.
-var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix, NormHeartbeats}
+var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix, NormHeartbeats, NormEventRepeats}
 
 func knownNormalization(n string) bool {
 	for _, k := range Normalizations {
@@ -125,7 +147,11 @@ type normalizer struct {
 	enabled map[string]bool
 	// ages and clientAges are the windows of NormAges and NormClientAges.
 	ages, clientAges window
-	counts           map[string]int
+	// until is the latest time the live side can show (the end of its
+	// run): no repeat of an event is later (NormEventRepeats). Zero
+	// forgives no time.
+	until  time.Time
+	counts map[string]int
 	// violations are what the normalizations found wrong in output that
 	// is otherwise equal (an AGE that did not advance).
 	violations []string
@@ -183,13 +209,15 @@ func (n *normalizer) text(live, served string) (string, string) {
 		}
 		live, served = l, s
 	}
-	if live != served && n.enabled[NormResourceVersion] {
-		// kubectl's JSON: both sides are printed by the same kubectl, so
-		// documents equal once normalized were printed the same.
-		var l, s any
-		if json.Unmarshal([]byte(live), &l) == nil && json.Unmarshal([]byte(served), &s) == nil {
-			if n.walk(l, s, nil); reflect.DeepEqual(l, s) {
-				live = served
+	if live != served && (n.enabled[NormResourceVersion] || n.enabled[NormEventRepeats]) {
+		// kubectl's JSON or YAML: both sides are printed by the same
+		// kubectl, so documents equal once normalized were printed the
+		// same.
+		if l, ok := decodeDocument(live); ok {
+			if s, ok := decodeDocument(served); ok {
+				if n.walk(l, s, nil); reflect.DeepEqual(l, s) {
+					live = served
+				}
 			}
 		}
 	}
@@ -207,6 +235,9 @@ func (n *normalizer) text(live, served string) (string, string) {
 	}
 	if n.enabled[NormHeartbeats] {
 		n.heartbeats(ll, sl)
+	}
+	if n.enabled[NormEventRepeats] {
+		ll = n.eventLines(ll, sl)
 	}
 	if (n.enabled[NormAges] || n.enabled[NormClientAges]) && len(ll) == len(sl) {
 		for i := range ll {
@@ -356,6 +387,9 @@ func (n *normalizer) walk(live, served any, path []string) {
 		if !ok {
 			return
 		}
+		if n.enabled[NormEventRepeats] {
+			n.eventDocument(l, s)
+		}
 		if n.enabled[NormResourceVersion] && isListDocument(l) && isListDocument(s) {
 			lm, _ := l["metadata"].(map[string]any)
 			sm, _ := s["metadata"].(map[string]any)
@@ -414,6 +448,19 @@ func (n *normalizer) walk(live, served any, path []string) {
 			n.walk(l[i], s[i], append(path, "[]"))
 		}
 	}
+}
+
+// decodeDocument decodes kubectl's JSON output, or its YAML (which
+// starts with apiVersion, the first of the sorted keys).
+func decodeDocument(out string) (any, bool) {
+	var v any
+	if json.Unmarshal([]byte(out), &v) == nil {
+		return v, true
+	}
+	if strings.HasPrefix(out, "apiVersion: ") && yaml.Unmarshal([]byte(out), &v) == nil {
+		return v, true
+	}
+	return nil, false
 }
 
 // isListDocument says whether a JSON object is a list or a Table, whose

@@ -108,7 +108,7 @@ func runServerGate(ctx context.Context, g serverGate) ([]*CaseResult, []string, 
 				compared := so
 				var dropped int
 				compared.Stderr, dropped = dropOutsideCollection(so.Stderr, g.collected)
-				divs, counts := compareOutputs(c, lo, compared, ages, clientAges)
+				divs, counts := compareOutputs(c, lo, compared, ages, clientAges, liveEnd)
 				if dropped > 0 {
 					if counts == nil {
 						counts = map[string]int{}

@@ -71,18 +71,19 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 	if err != nil {
 		return nil, err
 	}
+	// Every table and list was read before now: no event's repeat in
+	// them is later.
+	until := time.Now()
 	for _, rel := range sortedKeys(server) {
 		c := classifyTable(rel)
 		id := tableCheck + "/" + strings.TrimSuffix(strings.TrimPrefix(rel, contract.ClusterResourcesDir+"/"), contract.TableSuffix)
 		cr := CaseResult{Case: Case{ID: id, Check: tableCheck, Resource: c}, Counts: map[string]int{}}
-		var norms []string
-		if rule, ok := o.resources[c]; ok {
-			norms = append(norms, rule.Normalize...)
-		}
+		converted := contract.Classify(rel).Converted
+		norms := gateANormalizations(o.resources[c], converted)
 		if o.ageSlack > 0 {
 			norms = append(norms, NormAges)
 		}
-		if contract.Classify(rel).Converted {
+		if converted {
 			// The server's table at another version was rendered by a
 			// LIST of its own, at the revision of that moment; the
 			// upgrade's has the revision of the list it converted.
@@ -94,6 +95,7 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 			cr.Divergences = []Divergence{{Output: "table", Diff: "the upgrade synthesized no table for " + rel}}
 		} else {
 			n := newNormalizer(norms, window{0, o.ageSlack}, window{})
+			n.until = until
 			cr.Divergences, err = compareTables(server[rel], got, n)
 			if err != nil {
 				cr.Divergences = []Divergence{{Output: "table", Diff: err.Error()}}
@@ -107,13 +109,28 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 			res.Extra = append(res.Extra, rel)
 		}
 	}
-	converted, err := compareConverted(o.collected, upgraded)
+	converted, err := compareConverted(o.collected, upgraded, o.resources, until)
 	if err != nil {
 		return nil, err
 	}
 	res.Cases = append(res.Cases, converted...)
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// gateANormalizations are what a resource rule adds to a case of Gate
+// A. eventRepeats only where the server's answer was read at another
+// revision than the list the upgrade read (a converted list or table,
+// see contract/collect): a plain table is rendered from the very list the
+// upgrade reads, so no event in it can have repeated between the two.
+func gateANormalizations(rule ResourceRule, converted bool) []string {
+	var out []string
+	for _, k := range rule.Normalize {
+		if k != NormEventRepeats || converted {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // upgradeStripped strips the collected bundle of its contract into
@@ -133,8 +150,12 @@ func upgradeStripped(ctx context.Context, collected, workDir string) (string, *t
 }
 
 // compareConverted compares every list the collector stored under
-// _meta/converted/ (the server's conversions) with the upgrade's.
-func compareConverted(collected, upgraded string) ([]CaseResult, error) {
+// _meta/converted/ (the server's conversions) with the upgrade's. The
+// server's was read at a revision of its own, so the events in it may
+// have repeated since the list the upgrade converted, or before: where
+// the resource's rule names eventRepeats, the later of the two (by
+// revision) may hold repeats of the other's events, read before until.
+func compareConverted(collected, upgraded string, rules map[string]ResourceRule, until time.Time) ([]CaseResult, error) {
 	server, err := convertedLists(collected)
 	if err != nil {
 		return nil, err
@@ -151,7 +172,17 @@ func compareConverted(collected, upgraded string) ([]CaseResult, error) {
 		got, ok := synth[rel]
 		if !ok {
 			cr.Divergences = []Divergence{{Output: "list", Diff: "the upgrade converted no list to " + rel}}
-		} else if diff := cmp.Diff(server[rel], got); diff != "" {
+			out = append(out, cr)
+			continue
+		}
+		if norms := gateANormalizations(rules[c.GR.String()], true); contains(norms, NormEventRepeats) {
+			cr.Case.Normalize = []string{NormEventRepeats}
+			n := newNormalizer(cr.Case.Normalize, window{}, window{})
+			n.until = until
+			n.forgiveConverted(server[rel], got)
+			cr.Counts = n.counts
+		}
+		if diff := cmp.Diff(server[rel].items, got.items); diff != "" {
 			cr.Divergences = []Divergence{{Output: "items", Diff: diff}}
 		}
 		out = append(out, cr)
@@ -159,17 +190,35 @@ func compareConverted(collected, upgraded string) ([]CaseResult, error) {
 	return out, nil
 }
 
-// convertedLists reads the converted lists of a bundle folder, each as its
-// items decoded (numbers kept as written), by the path relative to the
-// bundle root; the list's own metadata is left out, as the stored list it
-// was converted from has its own resourceVersion.
-func convertedLists(dir string) (map[string][]any, error) {
+// forgiveConverted forgives, in the later of two converted lists (by
+// revision), the repeats of the other's events; lists of the same
+// revision must be equal.
+func (n *normalizer) forgiveConverted(server, synth convertedList) {
+	switch revisionOrder(server.rv, synth.rv) {
+	case 1:
+		n.forgiveEvents(server.items, synth.items)
+	case -1:
+		n.forgiveEvents(synth.items, server.items)
+	}
+}
+
+// convertedList is a converted list's items, decoded (numbers kept as
+// written), and its revision; the rest of the list's metadata is left
+// out, as the stored list it was converted from has its own.
+type convertedList struct {
+	items []any
+	rv    string
+}
+
+// convertedLists reads the converted lists of a bundle folder by the path
+// relative to the bundle root.
+func convertedLists(dir string) (map[string]convertedList, error) {
 	b, err := contract.Open(dir, contract.DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	out := map[string][]any{}
+	out := map[string]convertedList{}
 	err = b.Walk(func(e *contract.Entry) error {
 		if !e.Class.Converted || !b.IsListOfRecord(e) {
 			return nil
@@ -186,7 +235,7 @@ func convertedLists(dir string) (map[string][]any, error) {
 				return fmt.Errorf("%s: item %d: %w", e.Rel, i, err)
 			}
 		}
-		out[e.Rel] = items
+		out[e.Rel] = convertedList{items: items, rv: l.ResourceVersion}
 		return nil
 	})
 	return out, err
@@ -350,6 +399,13 @@ func compareTables(server, synth []byte, n *normalizer) ([]Divergence, error) {
 		}
 	}
 	add("type", s.APIVersion+" "+s.Kind, g.APIVersion+" "+g.Kind)
+	// Which side may hold repeats of the other's events: the one read at
+	// the later revision (eventRepeats applies to converted tables only).
+	later := 0
+	cols, events := eventsTableColumns(s.ColumnDefinitions)
+	if n.enabled[NormEventRepeats] && events {
+		later = revisionOrder(s.Metadata["resourceVersion"], g.Metadata["resourceVersion"])
+	}
 	// The Table's revision, where resourceVersion applies (a converted
 	// list: the server's LIST ran at a later revision than the one the
 	// upgrade converted, and leases move it between the two).
@@ -382,6 +438,14 @@ func compareTables(server, synth []byte, n *normalizer) ([]Divergence, error) {
 		id := rowIdentity(sr[i])
 		if id != rowIdentity(gr[i]) {
 			continue // reported as an order or identity difference
+		}
+		switch later {
+		case 1:
+			n.forgiveRow(cols, sr[i].Cells, sr[i].Object, gr[i].Cells, gr[i].Object, n.ages)
+		case -1:
+			// The upgrade's list is the later one: the server's table was
+			// rendered no later than it.
+			n.forgiveRow(cols, gr[i].Cells, gr[i].Object, sr[i].Cells, sr[i].Object, window{-n.ages.hi, 0})
 		}
 		// Ages: the server rendered later than the start of the second
 		// the upgrade renders as of (see tableGateOptions.ageSlack).
