@@ -149,3 +149,43 @@ func TestLoadChecksAddsUserChecks(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Every case whose output holds events gets eventRepeats: each check of
+// the events resources (by the resource rule, raw-table and get -o json
+// included), and the checks that print events of other resources or by
+// namespace; no other case does.
+func TestEventRepeatsReachesEveryEventsCase(t *testing.T) {
+	inv := testInventory()
+	events := []ObjectRef{{Namespace: "fx-a", Name: "web.18ec27328a74aba0"}}
+	inv.Resources = append(inv.Resources,
+		&Resource{Version: "v1", Plural: "events", Kind: "Event", Namespaced: true, Verbs: []string{"get", "list"}, Objects: events},
+		&Resource{Group: "events.k8s.io", Version: "v1", Plural: "events", Kind: "Event", Namespaced: true, Verbs: []string{"get", "list"}, Objects: events})
+	f, err := LoadChecks(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := f.Expand(inv, "fx", []string{"fx-a", "fx-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, id := range []string{"get/events", "get-wide/events.events.k8s.io", "get-json/events.events.k8s.io", "get-one-yaml/events",
+		"get-selector-not/events", "get-field-selector-not/events.events.k8s.io", "raw-table/events", "field-selector-events/fx-b",
+		"field-selector-events-v1/fx-a", "field-selector-events-v1-regarding/fx-a", "get-events-api-group", "events/fx-a",
+		"describe/pods/fx-b/db", "describe-nodes/nodes/fx-node"} {
+		want[id] = true
+	}
+	for _, c := range cases {
+		got := contains(c.Normalize, NormEventRepeats)
+		switch {
+		case want[c.ID] && !got:
+			t.Errorf("%s: normalizations %v, want eventRepeats", c.ID, c.Normalize)
+		case got && !strings.Contains(c.ID, "events") && !strings.HasPrefix(c.ID, "describe"):
+			t.Errorf("%s: eventRepeats on a case without events", c.ID)
+		}
+		delete(want, c.ID)
+	}
+	for id := range want {
+		t.Errorf("no case %s", id)
+	}
+}
