@@ -71,8 +71,11 @@ report: server-rendered ages, which must have advanced by the time between
 the collection and the query, no less and no more (ages); ages kubectl
 computes itself, which may be ahead on the live side, run second, by the
 time between the two runs (clientAges); the revision of a list or table
-(resourceVersion); managedFields times; klog headers on stderr; and the
-order of ComponentStatus rows, which the server computes at each request.
+(resourceVersion); managedFields times; klog headers on stderr; the
+order of ComponentStatus rows, which the server computes at each request;
+a node's heartbeats (heartbeats); and an Event recorded again since the
+collection: its count only higher, its last time only later, its rows in
+the order kubectl sorts them by that time (eventRepeats).
 Known divergences are accepted only through the baseline file, each with a
 reason; an entry that no longer happens fails the gate too.
 
