@@ -139,6 +139,7 @@ const (
 	ClassOpenAPIV3              // _meta/openapi/v3/<path>.json
 	ClassOpenAPIV2              // _meta/openapi/v2.json
 	ClassArchiverFile           // an archiver's or desktop's metadata beside the bundle's files (IsArchiverFile)
+	ClassRankedRows             // _meta/ranked-rows/*.json
 )
 
 var classNames = map[Class]string{
@@ -146,7 +147,7 @@ var classNames = map[Class]string{
 	ClassSelectableFields: "selectable-fields", ClassMeta: "meta", ClassLegacyGroups: "groups",
 	ClassLegacyResources: "resources", ClassClusterVersion: "cluster-version", ClassVersionFile: "version",
 	ClassPodLog: "pod-log", ClassErrors: "errors", ClassOpenAPIV3: "openapi-v3", ClassOpenAPIV2: "openapi-v2",
-	ClassArchiverFile: "archiver-file",
+	ClassArchiverFile: "archiver-file", ClassRankedRows: "ranked-rows",
 }
 
 func (c Class) String() string { return classNames[c] }
@@ -221,6 +222,8 @@ func Classify(rel string) Classification {
 			return Classification{Class: ClassDiscovery}
 		case strings.HasPrefix(m, SelectableFieldsDir+"/") && strings.HasSuffix(m, ".json") && strings.Count(m, "/") == 1:
 			return Classification{Class: ClassSelectableFields}
+		case strings.HasPrefix(m, RankedRowsDir+"/") && strings.HasSuffix(m, ".json") && strings.Count(m, "/") == 1:
+			return Classification{Class: ClassRankedRows}
 		case rel == OpenAPIV2Path():
 			return Classification{Class: ClassOpenAPIV2}
 		case strings.HasPrefix(m, ConvertedDir+"/"):

@@ -39,6 +39,8 @@ func TestClassify(t *testing.T) {
 		"cluster-resources/horizontalpodautoscalers.autoscaling/a.json":            {contract.ClassResourceList, "horizontalpodautoscalers.autoscaling", "a", schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, ""},
 		"cluster-resources/_meta/discovery.json":                                   {class: contract.ClassDiscovery},
 		"cluster-resources/_meta/selectable-fields/core.v1.pods.json":              {class: contract.ClassSelectableFields},
+		"cluster-resources/_meta/ranked-rows/storage.k8s.io.storageclasses.json":   {class: contract.ClassRankedRows},
+		"cluster-resources/_meta/ranked-rows/x/core.pods.json":                     {class: contract.ClassMeta},
 		"cluster-resources/_meta/openapi/v3/api/v1.json":                           {class: contract.ClassOpenAPIV3},
 		"cluster-resources/_meta/openapi/v3/apis/apps/v1.json":                     {class: contract.ClassOpenAPIV3},
 		"cluster-resources/_meta/openapi/v3/.well-known/openid-configuration.json": {class: contract.ClassOpenAPIV3},
@@ -118,6 +120,20 @@ func TestPaths(t *testing.T) {
 	}
 	if got := contract.OpenAPIV2Path(); got != "cluster-resources/_meta/openapi/v2.json" {
 		t.Errorf("v2: %s", got)
+	}
+	for _, gr := range []schema.GroupResource{{Resource: "pods"}, {Group: "storage.k8s.io", Resource: "storageclasses"}} {
+		back, ok := contract.ParseRankedRowsName(contract.RankedRowsPath(gr))
+		if !ok || back != gr {
+			t.Errorf("round trip of %v gave %v", gr, back)
+		}
+	}
+	if got := contract.RankedRowsPath(schema.GroupResource{Resource: "pods"}); got != "cluster-resources/_meta/ranked-rows/core.pods.json" {
+		t.Errorf("ranked rows: %s", got)
+	}
+	for _, name := range []string{"pods.json", ".pods.json", "core..json"} {
+		if gr, ok := contract.ParseRankedRowsName(name); ok {
+			t.Errorf("%s parsed as %v", name, gr)
+		}
 	}
 	for _, gvr := range []schema.GroupVersionResource{
 		{Version: "v1", Resource: "pods"},

@@ -78,7 +78,7 @@ func (b *Bundle) readThroughLink(rel string) bool {
 	case ClassResourceList:
 		return !(c.Format == FormatYAML && b.Names[strings.TrimSuffix(rel, ".yaml")+".json"])
 	case ClassTable, ClassDiscovery, ClassSelectableFields, ClassLegacyGroups, ClassLegacyResources,
-		ClassClusterVersion, ClassVersionFile, ClassOpenAPIV3, ClassOpenAPIV2:
+		ClassClusterVersion, ClassVersionFile, ClassOpenAPIV3, ClassOpenAPIV2, ClassRankedRows:
 		return true
 	}
 	return rel == AnalysisPath

@@ -16,6 +16,7 @@ const (
 	MetaDir             = "_meta"
 	DiscoveryFile       = "discovery.json"
 	SelectableFieldsDir = "selectable-fields"
+	RankedRowsDir       = "ranked-rows"
 	ConvertedDir        = "converted"
 	OpenAPIDir          = "openapi"
 	TableSuffix         = ".table.json"
@@ -69,6 +70,32 @@ func CustomResourceDir(crdName string) string {
 // live server accepted for gvr: _meta/selectable-fields/{group|core}.{version}.{resource}.json.
 func SelectableFieldsPath(gvr schema.GroupVersionResource) string {
 	return path.Join(ClusterResourcesDir, MetaDir, SelectableFieldsDir, gvrName(gvr)+".json")
+}
+
+// RankedRowsPath is where a bundle keeps the ranked rows of gr
+// (RankedRows): _meta/ranked-rows/{group|core}.{resource}.json.
+func RankedRowsPath(gr schema.GroupResource) string {
+	g := gr.Group
+	if g == "" {
+		g = "core"
+	}
+	return path.Join(ClusterResourcesDir, MetaDir, RankedRowsDir, g+"."+gr.Resource+".json")
+}
+
+// ParseRankedRowsName is the inverse of RankedRowsPath's file name.
+// Groups hold dots and resources never do, so the resource is the last
+// dot-separated element.
+func ParseRankedRowsName(name string) (schema.GroupResource, bool) {
+	stem := strings.TrimSuffix(path.Base(name), ".json")
+	dot := strings.LastIndexByte(stem, '.')
+	if dot <= 0 || dot == len(stem)-1 {
+		return schema.GroupResource{}, false
+	}
+	g, r := stem[:dot], stem[dot+1:]
+	if g == "core" {
+		g = ""
+	}
+	return schema.GroupResource{Group: g, Resource: r}, true
 }
 
 // ConvertedListDir is the folder (relative to cluster-resources/, as
