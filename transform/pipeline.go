@@ -66,6 +66,9 @@ type pipeline struct {
 	groups   []byte
 	resource []byte
 	made     map[string]bool // tables written in this run
+	// ranked gathers, per resource, the objects whose rows depend on the
+	// rest of the list (rankedrows.go).
+	ranked map[schema.GroupResource]*rankedSet
 
 	progress progress
 	heap     heapLimit
@@ -112,6 +115,7 @@ func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r 
 	workers := runtime.GOMAXPROCS(0)
 	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum, cluster: cluster,
 		queue: make(chan *item, queueLength), jobs: make(chan *item, 2*workers+2), made: map[string]bool{},
+		ranked:   map[schema.GroupResource]*rankedSet{},
 		storedAt: map[string]schema.GroupVersionResource{}, readDefaulted: map[schema.GroupResource]bool{},
 		budget:   semaphore.NewWeighted(bufferBudget),
 		heap:     heapLimit{base: memoryLimit(b)},
@@ -255,7 +259,7 @@ func (p *pipeline) wantsDecode(e *contract.Entry, it *item) bool {
 		p.sum.kept()
 	}
 	it.render = !hasTable && !p.made[tablePath]
-	if !it.render && p.b.DiscoveryJSON != nil {
+	if !it.render && p.b.DiscoveryJSON != nil && !p.gathersRanked(e.Class) {
 		return false
 	}
 	if limit := p.b.Limits().MaxDecodeSize; e.Size() > limit {
@@ -293,16 +297,23 @@ func (p *pipeline) decode(it *item) result {
 		p.storedAt[it.rel] = s.gvr
 		p.mu.Unlock()
 	}
+	list := List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
+		Items: l.Items, Key: l.StorageKey, ItemGVKs: itemGVKs(l, s), ranked: p.rankedSet(c, s)}
 	if !it.render {
+		if list.ranked != nil {
+			if err := p.r.checkRanked(p.ctx, list); err != nil {
+				p.sum.problem(it.rel, fmt.Errorf("not searched for rows that depend on the rest of the list: %w", err))
+			}
+		}
 		return result{}
 	}
 	table, err := newEntryBody(len(it.body))
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
-	conv, err := p.r.RenderTo(p.ctx, table, List{GVR: s.gvr, Kind: s.kind, Custom: c.Custom, ResourceVersion: l.ResourceVersion,
-		Items: l.Items, Key: l.StorageKey, ItemGVKs: itemGVKs(l, s), Warn: func(err error) { p.sum.problem(it.rel, err) },
-		ReadDefaulted: func() { p.markReadDefaulted(s.gvr.GroupResource()) }})
+	list.Warn = func(err error) { p.sum.problem(it.rel, err) }
+	list.ReadDefaulted = func() { p.markReadDefaulted(s.gvr.GroupResource()) }
+	conv, err := p.r.RenderTo(p.ctx, table, list)
 	if err != nil {
 		table.discard()
 		return result{err: fmt.Errorf("no table (%s convertor): %w", conv, err)}

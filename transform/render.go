@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apiserver/pkg/registry/rest"
 
@@ -35,27 +34,6 @@ const (
 	ConvertorDefinitions Convertor = "apiextensions"
 )
 
-// List is one raw list of a bundle, decoded far enough to render it.
-type List struct {
-	GVR             schema.GroupVersionResource
-	Kind            string
-	Custom          bool
-	ResourceVersion string
-	Items           []json.RawMessage
-	// Key is the storage key (namespace/name) of item i, which orders
-	// the rows; read from the items when nil.
-	Key func(i int) string
-	// ItemGVKs is the type of each item where some item says it is of
-	// another version or kind than the list; nil when all are alike.
-	ItemGVKs []schema.GroupVersionKind
-	// Warn, when set, is told of what the table leaves out without
-	// failing: cells of a CRD printer column too costly to evaluate.
-	Warn func(error)
-	// ReadDefaulted, when set, is told that the server's read path
-	// changed an object (readDefaults): the list is not served as stored.
-	ReadDefaulted func()
-}
-
 // Renderer renders the Table a kube-apiserver of a release would have
 // returned for a list, as of the collection time.
 type Renderer struct {
@@ -71,7 +49,9 @@ type Renderer struct {
 // defaultChunk bounds the objects decoded at once, so that memory follows
 // the size of the raw list rather than of its decoded objects. Rows do not
 // depend on each other, except for the printers' FlowSchema list, which
-// sorts (a cluster has a few dozen).
+// sorts (a cluster has a few dozen), and the ranked rows (rankedrows.go),
+// which serve takes from their own file: of more than a chunk of them,
+// the stored table marks the top-ranked of each chunk.
 const defaultChunk = 256
 
 // NewRenderer renders tables as of collectedAt, with the CRDs of the
@@ -113,99 +93,20 @@ func (r *Renderer) RenderTo(ctx context.Context, w io.Writer, l List) (Convertor
 		}
 		return conv, err
 	}
-	order := storageOrder(l)
 	out := tableEncoder{w: w, nullCreation: r.minor <= lastMinorWithNullCreation}
 	var conv Convertor
-	for start := 0; start < len(l.Items); start += r.chunk {
-		if err := ctx.Err(); err != nil {
-			return conv, context.Cause(ctx)
-		}
-		end := min(start+r.chunk, len(l.Items))
-		chunk := l.slice(start, end)
-		if order != nil {
-			chunk = l.subset(order[start:end])
-		}
+	err := r.eachChunk(ctx, l, func(chunk List) error {
 		table, c, err := r.table(ctx, chunk)
-		if err != nil {
-			return c, err
-		}
 		conv = c
-		if err := out.add(table); err != nil {
-			return conv, err
+		if err == nil {
+			err = out.add(table)
 		}
+		return err
+	})
+	if err != nil {
+		return conv, err
 	}
 	return conv, out.finish()
-}
-
-// storageOrder lists the items' indexes in the order the server lists
-// them, etcd key order (the bytes of namespace/name), or returns nil when
-// they are in that order already: the server wrote the lists a bundle
-// holds, so that a million items cost no index each.
-func storageOrder(l List) []int {
-	key := l.Key
-	if key == nil {
-		keys := make([]string, len(l.Items))
-		for i, it := range l.Items {
-			if tm, err := contract.ItemMeta(it); err == nil {
-				keys[i] = storageKeyOf(tm.Metadata.Namespace, tm.Metadata.Name)
-			}
-		}
-		key = func(i int) string { return keys[i] }
-	}
-	sorted := true
-	for i := 1; i < len(l.Items) && sorted; i++ {
-		sorted = key(i-1) <= key(i)
-	}
-	if sorted {
-		return nil
-	}
-	order := make([]int, len(l.Items))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return key(order[a]) < key(order[b]) })
-	return order
-}
-
-// slice is the list of the items from start to end, in that order.
-func (l List) slice(start, end int) List {
-	sub := l
-	sub.Items, sub.Key = l.Items[start:end:end], nil
-	if l.ItemGVKs != nil {
-		sub.ItemGVKs = l.ItemGVKs[start:end:end]
-	}
-	return sub
-}
-
-// subset is the list of the items at the given indexes, in that order.
-func (l List) subset(idx []int) List {
-	sub := l
-	sub.Items, sub.Key, sub.ItemGVKs = make([]json.RawMessage, len(idx)), nil, nil
-	if l.ItemGVKs != nil {
-		sub.ItemGVKs = make([]schema.GroupVersionKind, len(idx))
-	}
-	for j, i := range idx {
-		sub.Items[j] = l.Items[i]
-		if l.ItemGVKs != nil {
-			sub.ItemGVKs[j] = l.ItemGVKs[i]
-		}
-	}
-	return sub
-}
-
-// readAs is the list with its items of kind from read as of kind as.
-func (l List) readAs(from, as schema.GroupVersionKind) List {
-	read := l
-	read.GVR.Version = as.Version
-	if l.ItemGVKs != nil {
-		read.ItemGVKs = slices.Clone(l.ItemGVKs)
-		for i, gvk := range read.ItemGVKs {
-			if gvk == from {
-				read.ItemGVKs[i] = as
-			}
-		}
-	}
-	return read
 }
 
 func (r *Renderer) table(ctx context.Context, l List) (*metav1.Table, Convertor, error) {
@@ -302,11 +203,9 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 			metadataForMinor(r.minor, strings.TrimSuffix(kindOf(list), "List"), partials[obj], raws[obj])
 		}
 	}
-	convert := func() (*metav1.Table, error) {
-		table, err := s.convert(list)
-		if err == nil && s.printers {
-			err = forMinor(r.minor, kindOf(list), table, raws)
-		}
+	dependent := false
+	convert := func() (table *metav1.Table, err error) {
+		table, dependent, err = r.convertInternal(s, l, list, inList, raws)
 		return table, err
 	}
 	var table *metav1.Table
@@ -330,6 +229,9 @@ func (r *Renderer) internalTable(l List, s internalStorage) (*metav1.Table, erro
 			return nil, fmt.Errorf("row %d has no object of the list", i)
 		}
 		row.Object.Object = partial
+	}
+	if dependent {
+		l.ranked.add(r.candidates(l, s))
 	}
 	return table, nil
 }

@@ -48,6 +48,10 @@ type Summary struct {
 	// pinned release does not know), one entry per version, at the first
 	// list: the bundle is whole, but serve has nothing to answer there.
 	NotConverted []contract.Problem `json:"notConverted,omitempty"`
+	// RankedRows are the resources whose rows depend on the rest of the
+	// list, for which _meta/ranked-rows/ tells serve how
+	// (contract.RankedRows).
+	RankedRows []string `json:"rankedRows,omitempty"`
 	// TablesKept counts tables the bundle already had (collected from a
 	// live server), which are never replaced.
 	TablesKept int `json:"tablesKept"`
@@ -106,6 +110,12 @@ func (s *Summary) converted(gvr schema.GroupVersionResource) {
 		s.ListsConverted = map[string]int{}
 	}
 	s.ListsConverted[gvr.GroupVersion().String()+" "+gvr.Resource]++
+}
+
+func (s *Summary) rankedRows(gr schema.GroupResource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.RankedRows = append(s.RankedRows, gr.String())
 }
 
 func (s *Summary) notConverted(path string, err error) {
@@ -185,6 +195,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 		for _, p := range s.NotConverted {
 			fmt.Fprintf(&b, "    %s: %s\n", esc(p.Path), esc(p.Message))
 		}
+	}
+	if len(s.RankedRows) > 0 {
+		fmt.Fprintf(&b, "  ranked rows:        %s\n", esc(strings.Join(s.RankedRows, ", ")))
 	}
 	fmt.Fprintf(&b, "  tables kept:        %d\n", s.TablesKept)
 	fmt.Fprintf(&b, "  discovery.json:     %s\n", s.Discovery)

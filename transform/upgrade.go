@@ -119,7 +119,8 @@ type RunOptions struct {
 
 // Run streams every entry of b into w unchanged, with a table after each
 // raw list that has none (rendered for the cluster's minor, or
-// o.KubeVersion's), then discovery.json when the bundle has none,
+// o.KubeVersion's), then the ranked rows of the resources whose rows
+// depend on the rest of the list (rankedrows.go), discovery.json when the bundle has none,
 // then the lists of the other group versions discovery serves
 // (writeConverted) and the metrics.k8s.io lists made from the bundle's
 // node metrics (writeNodeMetrics), then the OpenAPI documents when it has none. It does not commit w.
@@ -150,6 +151,9 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 		defer stop()
 	}
 	if err := p.run(); err != nil {
+		return nil, err
+	}
+	if err := p.writeRankedRows(at); err != nil {
 		return nil, err
 	}
 	var d *contract.Discovery
