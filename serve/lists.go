@@ -67,7 +67,7 @@ func (s *server) appendObject(b *body, r *http.Request, res *index.Resource, kin
 		if err != nil {
 			return err
 		}
-		s.appendTable(b, res, t.groupVersion, objectListMeta(b, o), []*index.Object{o}, rowPolicy(r, policy), false)
+		s.appendTable(b, res, t.groupVersion, objectListMeta(b, o), []*index.Object{o}, rowPolicy(r, policy), false, false)
 		b.add(newline)
 	default:
 		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is not a list (*v1.%s)", t.kind, kind))
@@ -131,7 +131,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, req *apiRequest) e
 		if err != nil {
 			return err
 		}
-		s.appendTable(b, req.res, t.groupVersion, meta, req.res.RowOrder(page), rowPolicy(r, policy), false)
+		s.appendTable(b, req.res, t.groupVersion, meta, req.res.RowOrder(page), rowPolicy(r, policy), true, false)
 		b.add(newline)
 	default:
 		return errNotAcceptable(fmt.Sprintf("you requested %s, but the requested object is a list (*v1.%sList)", t.kind, req.api.Kind))

@@ -43,9 +43,11 @@ func includeObject(r *http.Request) (metav1.IncludeObjectPolicy, error) {
 	}
 }
 
-// appendTable renders a Table of objs. noHeaders leaves the column
-// definitions out (null), as watch events after the first do.
-func (s *server) appendTable(b *body, res *index.Resource, groupVersion string, meta []byte, objs []*index.Object, include metav1.IncludeObjectPolicy, noHeaders bool) {
+// appendTable renders a Table of objs: of a list when list is set, of
+// one object otherwise (a GET, a watch event), which the printers of some
+// releases print differently (index.Resource.RowOf). noHeaders leaves
+// the column definitions out (null), as watch events after the first do.
+func (s *server) appendTable(b *body, res *index.Resource, groupVersion string, meta []byte, objs []*index.Object, include metav1.IncludeObjectPolicy, list, noHeaders bool) {
 	b.add(tableHead(groupVersion))
 	b.add(meta)
 	b.add(tableColumns)
@@ -56,16 +58,21 @@ func (s *server) appendTable(b *body, res *index.Resource, groupVersion string, 
 	}
 	b.add(tableRows)
 	b.grow(8*len(objs) + 1)
+	var top *index.Object
+	if list {
+		top = res.TopRanked(objs)
+	}
 	for i, o := range objs {
 		if i > 0 {
 			b.add(comma)
 		}
 		b.add(rowCells)
 		// Every object has its row from load (fillRows).
-		b.add(o.Row.Cells)
-		if o.Row.Conditions != nil {
+		row := res.RowOf(o, top)
+		b.add(row.Cells)
+		if row.Conditions != nil {
 			b.add(rowConds)
-			b.add(o.Row.Conditions)
+			b.add(row.Conditions)
 		}
 		b.add(rowObject)
 		switch include {

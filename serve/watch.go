@@ -152,7 +152,7 @@ func (e *eventWriter) write(w http.ResponseWriter, typ string, o *index.Object) 
 	switch e.t.kind {
 	case "Table":
 		meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: o.ResourceVersion})
-		e.s.appendTable(b, e.req.res, e.t.groupVersion, meta, []*index.Object{o}, e.include, e.sent)
+		e.s.appendTable(b, e.req.res, e.t.groupVersion, meta, []*index.Object{o}, e.include, false, e.sent)
 	case "PartialObjectMetadata":
 		appendPartial(b, o, e.t.groupVersion)
 	default:

@@ -129,6 +129,7 @@ func (l *loader) assemble() {
 	for _, r := range all {
 		fillRows(r)
 	}
+	l.attachRanked()
 	l.chooseFieldSets(crds)
 	l.markNotCollected()
 	x.deprecations = deprecations(x.Discovery, x.Version, crds)

@@ -77,6 +77,9 @@ type Resource struct {
 	// precedence): tables then list their rows in that order.
 	rowOrdered bool
 	fields     *fieldIndex
+	// ranked are the rows that a table shows by what else it lists
+	// (ranked.go); nil for most resources.
+	ranked rankedRows
 	// notCollected is set when the bundle holds no list of the resource
 	// at any version (contract.NotCollected); listedIn are the namespaces
 	// of its list files ("" for a file of every namespace).

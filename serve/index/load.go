@@ -148,6 +148,7 @@ type loader struct {
 	lists      []*loadedList
 	tables     []*loadedTable
 	selectable map[schema.GroupVersionResource][]string
+	ranked     map[schema.GroupResource]loadedRanked
 	// openapiV3 are the OpenAPI v3 documents by path under /openapi/v3/,
 	// openapiV2 the v2 document; both as stored.
 	openapiV3 map[string][]byte
@@ -160,6 +161,7 @@ type loader struct {
 
 func newLoader(x *Index, b *contract.Bundle) *loader {
 	return &loader{x: x, b: b, logs: newLogStore(), selectable: map[schema.GroupVersionResource][]string{}, openapiV3: map[string][]byte{},
+		ranked:  map[schema.GroupResource]loadedRanked{},
 		logPods: contract.LogPodNames(b.Names)}
 }
 
@@ -219,7 +221,7 @@ func (l *loader) walk(ctx context.Context) error {
 				return nil
 			}
 			return l.readTable(e)
-		case contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
+		case contract.ClassSelectableFields, contract.ClassOpenAPIV3, contract.ClassOpenAPIV2, contract.ClassRankedRows:
 			if !e.HasContent() {
 				return nil
 			}
@@ -302,6 +304,8 @@ func (l *loader) decode(j job) {
 		l.mu.Unlock()
 	case contract.ClassOpenAPIV3, contract.ClassOpenAPIV2:
 		l.addOpenAPI(j)
+	case contract.ClassRankedRows:
+		l.addRanked(j)
 	}
 }
 
