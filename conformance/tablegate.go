@@ -297,12 +297,16 @@ func copyFile(src, dest string) error {
 }
 
 // withConversionsOf copies the bundle folder collected to dest with the
-// lists and tables under _meta/converted/ taken from the bundle folder
-// upgraded instead: the upgrade's conversions in place of the server's.
+// lists and tables under _meta/converted/, and the ranked rows under
+// _meta/ranked-rows/, taken from the bundle folder upgraded instead: the
+// upgrade's conversions in place of the server's, and the rows serve
+// shows by what a request selects, which only the upgrade makes.
 func withConversionsOf(collected, upgraded, dest string) error {
-	err := copyTree(collected, dest, func(slash string) bool { return !isConverted(slash) })
+	ranked := "/" + path.Join(contract.ClusterResourcesDir, contract.MetaDir, contract.RankedRowsDir) + "/"
+	fromUpgrade := func(slash string) bool { return isConverted(slash) || strings.Contains("/"+slash+"/", ranked) }
+	err := copyTree(collected, dest, func(slash string) bool { return !fromUpgrade(slash) })
 	if err == nil {
-		err = copyTree(upgraded, dest, isConverted)
+		err = copyTree(upgraded, dest, fromUpgrade)
 	}
 	return err
 }
