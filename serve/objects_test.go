@@ -87,7 +87,7 @@ func TestObjectGetsAnswerAsTheRouter(t *testing.T) {
 							}
 							continue
 						}
-						if fast.Code != slow.Code || !reflect.DeepEqual(fast.Header(), slow.Header()) || fast.Body.String() != slow.Body.String() {
+						if fast.Code != slow.Code || !reflect.DeepEqual(undated(fast.Header()), undated(slow.Header())) || fast.Body.String() != slow.Body.String() {
 							t.Errorf("GET %s (Accept %q, User-Agent %q):\n%d %v\n%s\nthe router:\n%d %v\n%s", path, accept, agent, fast.Code, fast.Header(), fast.Body, slow.Code, slow.Header(), slow.Body)
 						}
 						if fast.Header().Get("Warning") != "" {
@@ -157,4 +157,15 @@ func TestObjectGetsLeaveTheRest(t *testing.T) {
 	if w := httptest.NewRecorder(); !s.getObject(w, r) || w.Code != http.StatusOK {
 		t.Fatalf("GET of web-1 not answered: %d %q", w.Code, w.Body)
 	}
+}
+
+// undated is h without its Date, which is the second each answer was
+// written in: the two answers of a pair may be a second apart.
+func undated(h http.Header) http.Header {
+	if len(h["Date"]) != 1 {
+		return h
+	}
+	out := h.Clone()
+	delete(out, "Date")
+	return out
 }
