@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -44,6 +45,12 @@ type BaselineEntry struct {
 	// does not happen against another, and is not stale there either.
 	Since string `json:"since,omitempty"`
 	UpTo  string `json:"upTo,omitempty"`
+	// Served, when set, limits the entry to live clusters that serve
+	// that group version ("certificates.k8s.io/v1beta1", "v1" for the
+	// core group): a divergence of a version a cluster does not enable
+	// cannot happen there, and is not stale there either (kind's 1.37
+	// serves no beta API, a bare apiserver with --runtime-config does).
+	Served string `json:"served,omitempty"`
 	// Reason says why this is not a bug; required.
 	Reason string `json:"reason"`
 
@@ -79,6 +86,11 @@ func ParseBaseline(name string, data []byte) (*Baseline, error) {
 			return nil, fmt.Errorf("%s: entry %d (%s): a reason is required", name, i+1, e.Case)
 		}
 		e.re = globRE(e.Case)
+		if e.Served != "" {
+			if gv, err := schema.ParseGroupVersion(e.Served); err != nil || gv.Version == "" {
+				return nil, fmt.Errorf("%s: entry %d (%s): served %q is not a group version such as apps/v1", name, i+1, e.Case, e.Served)
+			}
+		}
 		for _, m := range []struct {
 			text string
 			into *int
@@ -153,23 +165,33 @@ func (e *BaselineEntry) String() string {
 	return s
 }
 
-// appliesTo says whether the entry holds against a live cluster of minor
-// ("1.37"; "" when unknown, which every entry holds for).
-func (e *BaselineEntry) appliesTo(minor string) bool {
-	m := contract.MinorNumber(minor)
+// LiveCluster is what a baseline entry may be limited to: the live
+// cluster's minor ("1.37") and the group versions it serves ("apps/v1").
+// Either may be unknown ("", nil), which every entry holds for.
+type LiveCluster struct {
+	Minor  string
+	Served map[string]bool
+}
+
+// appliesTo says whether the entry holds against the live cluster.
+func (e *BaselineEntry) appliesTo(live LiveCluster) bool {
+	if e.Served != "" && live.Served != nil && !live.Served[e.Served] {
+		return false
+	}
+	m := contract.MinorNumber(live.Minor)
 	return m == 0 || (e.since == 0 || m >= e.since) && (e.upTo == 0 || m <= e.upTo)
 }
 
 // Apply marks every case whose divergences are all accepted by baseline
-// entries that hold for the live cluster's minor, and returns the stale
+// entries that hold for the live cluster, and returns the stale
 // entries, which accept nothing: the divergence they describe no longer
 // happens (or, unless filtered, no case has their ID any more), so they
 // must go. filtered says that only some of the cases ran: an entry that
 // matches none of those is not stale, merely not exercised.
-func (b *Baseline) Apply(results []*CaseResult, filtered bool, minor string) []BaselineEntry {
+func (b *Baseline) Apply(results []*CaseResult, filtered bool, live LiveCluster) []BaselineEntry {
 	used := make([]bool, len(b.Divergences))
 	for i := range b.Divergences {
-		if !b.Divergences[i].appliesTo(minor) {
+		if !b.Divergences[i].appliesTo(live) {
 			used[i] = true // neither accepts nor goes stale
 		}
 	}
@@ -182,7 +204,7 @@ func (b *Baseline) Apply(results []*CaseResult, filtered bool, minor string) []B
 		for _, d := range r.Divergences {
 			found := false
 			for i := range b.Divergences {
-				if b.Divergences[i].appliesTo(minor) && b.Divergences[i].accepts(r.Case.ID, d) {
+				if b.Divergences[i].appliesTo(live) && b.Divergences[i].accepts(r.Case.ID, d) {
 					used[i], found = true, true
 					if !contains(reasons, b.Divergences[i].Reason) {
 						reasons = append(reasons, b.Divergences[i].Reason)

@@ -64,7 +64,7 @@ func TestBaselineApply(t *testing.T) {
 		result("get/pods"),
 	}
 	rs = append(rs, result("raw-api2", other))
-	stale := b.Apply(rs, false, "")
+	stale := b.Apply(rs, false, LiveCluster{})
 	want := map[string]bool{"raw-api": true, "get/componentstatuses": true, "get-wide/componentstatuses": true}
 	for _, r := range rs {
 		if accepted := r.Diverged() && !r.Failed(); accepted != want[r.Case.ID] {
@@ -77,7 +77,7 @@ func TestBaselineApply(t *testing.T) {
 	// The changes field accepts only diffs whose every change mentions it.
 	b2, _ := ParseBaseline("test", []byte("divergences:\n- case: raw-api\n  changes: serverAddress\n  reason: r\n"))
 	r := result("raw-api", other)
-	if b2.Apply([]*CaseResult{r}, false, ""); !r.Failed() {
+	if b2.Apply([]*CaseResult{r}, false, LiveCluster{}); !r.Failed() {
 		t.Error("a change of versions was accepted by an entry about serverAddress")
 	}
 }
@@ -91,11 +91,11 @@ func TestBaselineStaleWhenFiltered(t *testing.T) {
 `))
 	// Only get/pods ran, and passed: its entry is stale, the describe
 	// entry was not exercised.
-	stale := b.Apply([]*CaseResult{result("get/pods")}, true, "")
+	stale := b.Apply([]*CaseResult{result("get/pods")}, true, LiveCluster{})
 	if len(stale) != 1 || stale[0].Case != "get/pods" {
 		t.Errorf("filtered: stale %v", stale)
 	}
-	stale = b.Apply([]*CaseResult{result("get/pods")}, false, "")
+	stale = b.Apply([]*CaseResult{result("get/pods")}, false, LiveCluster{})
 	if len(stale) != 2 {
 		t.Errorf("unfiltered: stale %v", stale)
 	}
@@ -117,16 +117,53 @@ func TestBaselineMinors(t *testing.T) {
 		failed, stale bool
 	}{{"1.35", true, false}, {"1.37", false, false}} {
 		r := result("get/pods", Divergence{Output: "stdout", Diff: "-a\n+b"})
-		stale := b.Apply([]*CaseResult{r}, false, c.minor)
+		stale := b.Apply([]*CaseResult{r}, false, LiveCluster{Minor: c.minor})
 		if r.Failed() != c.failed || (len(stale) > 0) != c.stale {
 			t.Errorf("%s: failed %v, stale %v", c.minor, r.Failed(), stale)
 		}
 	}
-	if stale := b.Apply([]*CaseResult{result("get/pods")}, false, "1.35"); len(stale) != 0 {
+	if stale := b.Apply([]*CaseResult{result("get/pods")}, false, LiveCluster{Minor: "1.35"}); len(stale) != 0 {
 		t.Errorf("stale against 1.35: %v", stale)
 	}
 	if _, err := ParseBaseline("test", []byte("divergences:\n- case: x\n  upTo: latest\n  reason: r\n")); err == nil {
 		t.Error("upTo: latest was taken")
+	}
+}
+
+// An entry limited to a group version neither accepts nor goes stale
+// against a live cluster that does not serve it (kind's 1.37 serves no beta
+// API; the same run against a bare apiserver that does must still pass).
+func TestBaselineServed(t *testing.T) {
+	b, err := ParseBaseline("test", []byte(`divergences:
+- case: converted/certificates.k8s.io.v1beta1.podcertificaterequests/*
+  served: certificates.k8s.io/v1beta1
+  reason: r
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "converted/certificates.k8s.io.v1beta1.podcertificaterequests/conformance-a"
+	beta := LiveCluster{Minor: "1.37", Served: map[string]bool{"v1": true, "certificates.k8s.io/v1beta1": true}}
+	noBeta := LiveCluster{Minor: "1.37", Served: map[string]bool{"v1": true, "certificates.k8s.io/v1": true}}
+
+	r := result(id, Divergence{Output: "items", Diff: "-a\n+b"})
+	if stale := b.Apply([]*CaseResult{r}, false, beta); r.Failed() || len(stale) != 0 {
+		t.Errorf("served: failed %v, stale %v", r.Failed(), stale)
+	}
+	if stale := b.Apply([]*CaseResult{result("get/pods")}, false, beta); len(stale) != 1 {
+		t.Errorf("served, the case gone: stale %v, want the entry", stale)
+	}
+	if stale := b.Apply([]*CaseResult{result("get/pods")}, false, noBeta); len(stale) != 0 {
+		t.Errorf("not served: stale %v", stale)
+	}
+	r = result(id, Divergence{Output: "items", Diff: "-a\n+b"})
+	if b.Apply([]*CaseResult{r}, false, noBeta); !r.Failed() {
+		t.Error("not served: the entry accepted a divergence")
+	}
+	for _, bad := range []string{"certificates.k8s.io/", "a/b/c"} {
+		if _, err := ParseBaseline("test", []byte("divergences:\n- case: x\n  served: "+bad+"\n  reason: r\n")); err == nil {
+			t.Errorf("served: %s was taken", bad)
+		}
 	}
 }
 

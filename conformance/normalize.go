@@ -83,6 +83,18 @@ const (
 	// and describe sort events by their last time. Everything else must be
 	// equal.
 	NormEventRepeats = "eventRepeats"
+	// NormStatusWrites: an object whose status its controller or kubelet
+	// wrote again between the collection and the query (a pod whose image
+	// pull is retried flips between ErrImagePull and ImagePullBackOff at
+	// each back-off, for as long as it lives, so no round of collection
+	// catches it still). Forgiven only where the live object is the
+	// served one at a later revision and every managedFields entry that
+	// changed is a write to the status subresource: then its status, its
+	// resourceVersion, and those entries' fields and times (later, no
+	// later than the end of the live run) are the served ones. Its spec,
+	// the rest of its metadata and every other manager's entry must be
+	// equal.
+	NormStatusWrites = "statusWrites"
 )
 
 // NormOutsideCollection is the one normalization no check names, since
@@ -131,7 +143,7 @@ func anyIn(names []string, set map[string]bool) bool {
 }
 
 // Normalizations lists every normalization a check may name.
-var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix, NormHeartbeats, NormEventRepeats}
+var Normalizations = []string{NormAges, NormClientAges, NormResourceVersion, NormManagedFieldsTime, NormUnorderedRows, NormKlogPrefix, NormHeartbeats, NormEventRepeats, NormStatusWrites}
 
 func knownNormalization(n string) bool {
 	for _, k := range Normalizations {
@@ -389,6 +401,9 @@ func (n *normalizer) walk(live, served any, path []string) {
 		}
 		if n.enabled[NormEventRepeats] {
 			n.eventDocument(l, s)
+		}
+		if n.enabled[NormStatusWrites] {
+			n.forgiveStatusWrite(l, s)
 		}
 		if n.enabled[NormResourceVersion] && isListDocument(l) && isListDocument(s) {
 			lm, _ := l["metadata"].(map[string]any)

@@ -85,7 +85,7 @@ func TestRecordedLiveTables(t *testing.T) {
 			if len(cases) < 50 {
 				t.Errorf("%d tables recorded, want the fixtures' (50 or more)", len(cases))
 			}
-			baseline.Apply(cases, true, minor)
+			baseline.Apply(cases, true, LiveCluster{Minor: minor})
 			var failed []string
 			for _, c := range cases {
 				if c.Failed() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"golang.org/x/mod/semver"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/bundlectl/bundlectl/conformance/cluster"
@@ -282,7 +283,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		return res, err
 	}
 
-	res.Stale = baseline.Apply(res.all(), o.Run != nil, res.LiveMinor)
+	res.Stale = baseline.Apply(res.all(), o.Run != nil, LiveCluster{Minor: res.LiveMinor, Served: servedGroupVersions(sum)})
 	res.Duration = time.Since(start)
 	return res, nil
 }
@@ -318,6 +319,16 @@ func collectFirst(ctx context.Context, res *Result, co collect.Options) (*collec
 	res.KubernetesVersion = sum.KubernetesVersion
 	res.LiveMinor = strings.TrimPrefix(semver.MajorMinor(sum.KubernetesVersion), "v")
 	return sum, nil
+}
+
+// servedGroupVersions are the group versions the live cluster served
+// when the bundle was collected, its conversions included.
+func servedGroupVersions(sum *collect.Summary) map[string]bool {
+	served := map[string]bool{}
+	for _, r := range sum.Resources {
+		served[schema.GroupVersion{Group: r.Group, Version: r.Version}.String()] = true
+	}
+	return served
 }
 
 // deleteCluster deletes the cluster, given some minutes even when ctx is

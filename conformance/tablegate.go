@@ -119,14 +119,15 @@ func runTableGate(ctx context.Context, o tableGateOptions) (*tableGateResult, er
 }
 
 // gateANormalizations are what a resource rule adds to a case of Gate
-// A. eventRepeats only where the server's answer was read at another
-// revision than the list the upgrade read (a converted list or table,
-// see contract/collect): a plain table is rendered from the very list the
-// upgrade reads, so no event in it can have repeated between the two.
+// A. eventRepeats and statusWrites only where the server's answer was
+// read at another revision than the list the upgrade read (a converted
+// list or table, see contract/collect): a plain table is rendered from
+// the very list the upgrade reads, so nothing in it can have been written
+// between the two.
 func gateANormalizations(rule ResourceRule, converted bool) []string {
 	var out []string
 	for _, k := range rule.Normalize {
-		if k != NormEventRepeats || converted {
+		if k != NormEventRepeats && k != NormStatusWrites || converted {
 			out = append(out, k)
 		}
 	}

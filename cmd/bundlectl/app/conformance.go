@@ -75,7 +75,8 @@ time between the two runs (clientAges); the revision of a list or table
 order of ComponentStatus rows, which the server computes at each request;
 a node's heartbeats (heartbeats); and an Event recorded again since the
 collection: its count only higher, its last time only later, its rows in
-the order kubectl sorts them by that time (eventRepeats).
+the order kubectl sorts them by that time (eventRepeats); and the status of
+a pod written again since, when nothing else of it was (statusWrites).
 Known divergences are accepted only through the baseline file, each with a
 reason; an entry that no longer happens fails the gate too.
 
