@@ -52,11 +52,19 @@ func BenchmarkDiff(b *testing.B) {
 			b.SetBytes(stats.UncompressedBytes)
 			b.ReportAllocs()
 			for range b.N {
-				rep, err := diff.Run(context.Background(), diff.Options{A: a, B: bc.b, Log: io.Discard})
+				res, err := diff.Compare(context.Background(), diff.Options{A: a, B: bc.b, Log: io.Discard})
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(len(rep.Objects)), "changes")
+				if err := res.WriteJSON(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+				res.Close()
+				n := 0
+				for _, k := range res.Kinds {
+					n += k.Added + k.Removed + k.Replaced + k.Changed
+				}
+				b.ReportMetric(float64(n), "changes")
 			}
 		})
 	}
