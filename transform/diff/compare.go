@@ -193,7 +193,7 @@ func (d *differ) compareB(ctx context.Context) error {
 			switch lf := d.filesB.list[o.loc.file]; {
 			case !o.match:
 			case d.a.holds(lf):
-				d.add(&change{key: o.key, typ: added, a: nowhere, b: o.loc, uids: d.spill.put(uidsRecord("", o.uid))})
+				d.changes = append(d.changes, &change{key: o.key, typ: added, a: nowhere, b: o.loc, uids: d.spill.put(uidsRecord("", o.uid))})
 			default:
 				d.notHeld("A", d.a, lf)
 			}
@@ -213,7 +213,7 @@ func (d *differ) compareB(ctx context.Context) error {
 			return nil
 		}
 		c.uids = d.spill.put(uidsRecord(a.uid, o.uid))
-		d.add(c)
+		d.changes = append(d.changes, c)
 		return nil
 	})
 	if err != nil {
@@ -224,7 +224,7 @@ func (d *differ) compareB(ctx context.Context) error {
 			continue
 		}
 		if lf := d.filesA.list[a.loc.file]; d.b.holds(lf) {
-			d.add(&change{key: k, typ: removed, a: a.loc, b: nowhere, uids: d.spill.put(uidsRecord(a.uid, ""))})
+			d.changes = append(d.changes, &change{key: k, typ: removed, a: a.loc, b: nowhere, uids: d.spill.put(uidsRecord(a.uid, ""))})
 		} else {
 			d.notHeld("B", d.b, lf)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -57,39 +58,44 @@ func (d *differ) details(ctx context.Context) error {
 // detailPass reads, on side w, the objects of the changes and the
 // tables beside their lists.
 func (d *differ) detailPass(ctx context.Context, w sideOf) error {
-	byLoc := map[location]*change{}
-	files := map[int32]bool{}
+	// byFile are the changes by the list that holds them on side w, in
+	// the order of its items.
+	byFile := map[int32][]*change{}
 	for _, c := range d.changes {
 		if l := w.loc(c); l.held() {
-			byLoc[l] = c
-			files[l.file] = true
+			byFile[l.file] = append(byFile[l.file], c)
 		}
 	}
-	if len(byLoc) == 0 {
+	if len(byFile) == 0 {
 		return nil
+	}
+	for _, cs := range byFile {
+		sort.Slice(cs, func(i, j int) bool { return w.loc(cs[i]).item < w.loc(cs[j]).item })
 	}
 	return w.s.walk(ctx, visitor{
 		wantList: func(rel string) bool {
 			i, ok := w.files.byRel[rel]
-			return ok && files[i]
+			return ok && byFile[i] != nil
 		},
 		list: func(rel string, _ contract.Classification, l *contract.List) error {
-			file := w.files.byRel[rel]
-			for i, raw := range l.Items {
-				if c := byLoc[location{file, int32(i)}]; c != nil {
-					if err := d.detail(w, c, raw); err != nil {
-						w.s.warn(rel, fmt.Errorf("item %d: %w", i, err))
-					}
+			for _, c := range byFile[w.files.byRel[rel]] {
+				i := w.loc(c).item
+				if int(i) >= len(l.Items) {
+					break
+				}
+				if err := d.detail(w, c, l.Items[i]); err != nil {
+					w.s.warn(rel, fmt.Errorf("item %d: %w", i, err))
 				}
 			}
 			return d.spill.err
 		},
 		wantTable: func(rel string) bool {
 			i, ok := w.files.byTable[rel]
-			return ok && files[i]
+			return ok && byFile[i] != nil
 		},
 		table: func(rel string, data []byte) error {
-			if err := d.rows(w, w.files.list[w.files.byTable[rel]], data); err != nil {
+			file := w.files.byTable[rel]
+			if err := d.rows(w, w.files.list[file], byFile[file], data); err != nil {
 				w.s.warn(rel, err)
 			}
 			return d.spill.err
@@ -193,8 +199,8 @@ func (d *differ) decide(c *change, sumB digest) {
 }
 
 // rows reads the table beside a list: its columns, and the row of every
-// changed object of the list on side w.
-func (d *differ) rows(w sideOf, lf listFile, data []byte) error {
+// change of the list, cs, on side w.
+func (d *differ) rows(w sideOf, lf listFile, cs []*change, data []byte) error {
 	if err := rawjson.Check(data); err != nil {
 		return err
 	}
@@ -204,12 +210,16 @@ func (d *differ) rows(w sideOf, lf listFile, data []byte) error {
 		return fmt.Errorf("columnDefinitions: %w", err)
 	}
 	d.columns(w.isA, lf.gk, cols)
+	byKey := make(map[objectKey]*change, len(cs))
+	for _, c := range cs {
+		byKey[c.key] = c
+	}
 	var err error
 	rawjson.EachElement(rawjson.Get(data, "rows"), func(row []byte) {
 		meta := rawjson.Get(rawjson.Get(row, "object"), "metadata")
 		key := objectKey{lf.gk, rawjson.String(rawjson.Get(meta, "namespace")), rawjson.String(rawjson.Get(meta, "name"))}
-		c := d.byKey[key]
-		if c == nil || !w.loc(c).held() || err != nil {
+		c := byKey[key]
+		if c == nil || err != nil {
 			return
 		}
 		// The cells are decoded to be checked, and again (cells) when

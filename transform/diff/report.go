@@ -115,7 +115,7 @@ func (d *differ) result() *Result {
 		B:   Side{Path: d.b.name, KubernetesVersion: d.b.version, CollectedAt: d.b.collectedAt},
 		All: d.o.All, Logs: d.logs, Highlights: []Highlight{}, Kinds: []KindChanges{},
 	}, count: len(d.changes), object: d.objectAt, remove: d.spill.close}
-	d.byKey, d.kindColumns = nil, map[groupKind][]string{}
+	d.kindColumns = map[groupKind][]string{}
 	kinds := map[groupKind]*KindChanges{}
 	kind := func(gk groupKind) *KindChanges {
 		if k := kinds[gk]; k != nil {

@@ -19,7 +19,6 @@ type differ struct {
 	// index is A's objects, from the first pass until B has been read.
 	index   map[objectKey]*indexed
 	changes []*change
-	byKey   map[objectKey]*change
 	// noise counts, per kind, the objects left out because they differ
 	// only in noise.
 	noise map[groupKind]int
@@ -72,7 +71,7 @@ func Compare(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer b.cleanup()
-	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{}, byKey: map[objectKey]*change{},
+	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{},
 		noise: map[groupKind]int{}, notCompared: map[NotCompared]int{}, resources: map[groupKind]string{},
 		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{},
 		heldA: map[*change][]byte{}}
@@ -107,12 +106,6 @@ func (d *differ) run(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// add records a change.
-func (d *differ) add(c *change) {
-	d.changes = append(d.changes, c)
-	d.byKey[c.key] = c
 }
 
 // columns notes a side's table columns of a kind, the first seen.
