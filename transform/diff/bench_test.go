@@ -82,9 +82,10 @@ func BenchmarkDiff(b *testing.B) {
 // copies (the diff alone), and of the two legacy bundles (each upgraded
 // on load, one after the other, then diffed). The target is a
 // diff within the memory the upgrade needs for one. At 10,000 pods
-// (contracttest.Large, 123 MB of JSON each) it takes minutes, at 100,000
-// (1.2 GB each) most of an hour, so it runs only with testenv.Long, and
-// is not part of make bench-long: go test -bench DiffPeakRSS ./transform/diff.
+// (contracttest.Large, 128 MB each uncompressed) it takes minutes, with 30,000
+// and 100,000 (1.2 GB each) over 20, so it runs only with testenv.Long,
+// and is not part of make bench-long: go test -bench DiffPeakRSS
+// -benchtime 1x ./transform/diff.
 func BenchmarkDiffPeakRSS(b *testing.B) {
 	if !testenv.Long() {
 		b.Skip("set " + testenv.LongEnv + "=1: generates, upgrades and diffs two bundles of 10,000 to 100,000 pods")
