@@ -2,8 +2,11 @@ package diff_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,48 +55,74 @@ func BenchmarkDiff(b *testing.B) {
 			b.SetBytes(stats.UncompressedBytes)
 			b.ReportAllocs()
 			for range b.N {
-				rep, err := diff.Run(context.Background(), diff.Options{A: a, B: bc.b, Log: io.Discard})
+				res, err := diff.Compare(context.Background(), diff.Options{A: a, B: bc.b, Log: io.Discard})
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(len(rep.Objects)), "changes")
+				if err := res.WriteJSON(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+				res.Close()
+				n := 0
+				for _, k := range res.Kinds {
+					n += k.Added + k.Removed + k.Replaced + k.Changed
+				}
+				b.ReportMetric(float64(n), "changes")
 			}
 		})
 	}
 }
 
-// BenchmarkDiffPeakRSS runs `bundlectl diff` (BUNDLECTL_BIN, or one built
-// for it) on two legacy bundles of about 1 GB of JSON each, the size of
-// BenchmarkUpgradePeakRSS's, the second an hour later, and reports its
-// peak RSS as its own (package peakrss): the issue's target is the memory
-// the upgrade needs for one (each side is upgraded on load, one after
-// the other, then diffed). It takes many minutes (its one run, on a loaded
-// machine, did not end in 27), so it runs only with testenv.Long, and is
-// not part of make bench-long: go test -bench DiffPeakRSS ./transform/diff.
+// BenchmarkDiffPeakRSS measures the executable users run (BUNDLECTL_BIN,
+// or one built for it, read from disk: peakrss.FromDisk) on two generated
+// legacy bundles of one cluster, the second an hour later (every object
+// but the events changed; the events, whose names are new, all added or
+// removed): the peak RSS, each its own (package peakrss), of `bundlectl
+// upgrade` of each, of `bundlectl diff -o json` of the two upgraded
+// copies (the diff alone), and of the two legacy bundles (each upgraded
+// on load, one after the other, then diffed). The issue's target is a
+// diff within the memory the upgrade needs for one. At 10,000 pods
+// (contracttest.Large, 128 MB each uncompressed) it takes minutes, with 30,000
+// and 100,000 (1.2 GB each) over 20, so it runs only with testenv.Long,
+// and is not part of make bench-long: go test -bench DiffPeakRSS
+// -benchtime 1x ./transform/diff.
 func BenchmarkDiffPeakRSS(b *testing.B) {
 	if !testenv.Long() {
-		b.Skip("set " + testenv.LongEnv + "=1: generates and diffs two 1 GB bundles")
+		b.Skip("set " + testenv.LongEnv + "=1: generates, upgrades and diffs two bundles of 10,000 to 100,000 pods")
 	}
 	bundlectl := testenv.Bundlectl(b)
-	spec := contracttest.Large()
-	spec.Pods, spec.Namespaces, spec.Events = 90000, 30, 20000
-	a, later, stats := benchBundles(b, b.TempDir(), spec, false)
 	launcher := testenv.Build(b, peakrss.Launcher)
-	if err := peakrss.FromDisk(bundlectl); err != nil {
-		b.Fatal(err)
-	}
-	for range b.N {
-		start := time.Now()
-		// Through sh, as exit status 1 (they differ) is the expected one;
-		// the peak is the largest of the launcher's descendants'.
-		script := `"$0" diff -o json "$1" "$2" >/dev/null; test $? -eq 1`
-		peak, out, err := peakrss.Run(context.Background(), launcher, "sh", "-c", script, bundlectl, a, later)
-		if err != nil {
-			b.Fatalf("%v\n%s", err, out)
-		}
-		b.ReportMetric(time.Since(start).Seconds(), "s")
-		b.ReportMetric(float64(peak)/1e6, "peak-RSS-MB")
-		b.ReportMetric(float64(stats.LargestFile)/1e6, "largest-file-MB")
-		b.ReportMetric(float64(stats.UncompressedBytes)/1e6, "bundle-MB")
+	for _, size := range []struct{ pods, namespaces, events int }{{10000, 20, 5000}, {30000, 20, 15000}, {100000, 30, 20000}} {
+		b.Run(fmt.Sprintf("pods=%d", size.pods), func(b *testing.B) {
+			spec := contracttest.Large()
+			spec.Pods, spec.Namespaces, spec.Events = size.pods, size.namespaces, size.events
+			dir := b.TempDir()
+			a, later, stats := benchBundles(b, dir, spec, false)
+			if err := peakrss.FromDisk(bundlectl); err != nil {
+				b.Fatal(err)
+			}
+			for range b.N {
+				run := func(metric string, status int, args ...string) {
+					b.Helper()
+					start := time.Now()
+					// Through sh, for the exit status (diff's 1: they differ);
+					// the peak is the largest of the launcher's descendants'.
+					script := `"$0" "$@" >/dev/null; test $? -eq ` + strconv.Itoa(status)
+					peak, out, err := peakrss.Run(context.Background(), launcher, "sh", append([]string{"-c", script, bundlectl}, args...)...)
+					if err != nil {
+						b.Fatalf("bundlectl %s: %v\n%s", strings.Join(args, " "), err, out)
+					}
+					b.ReportMetric(float64(peak)/1e6, metric+"-peak-RSS-MB")
+					b.ReportMetric(time.Since(start).Seconds(), metric+"-s")
+				}
+				upA, upB := filepath.Join(dir, "up-a.tar"), filepath.Join(dir, "up-b.tar")
+				run("upgrade-A", 0, "upgrade", "--force", a, upA)
+				run("upgrade-B", 0, "upgrade", "--force", later, upB)
+				run("diff-upgraded", 1, "diff", "-o", "json", upA, upB)
+				run("diff-legacy", 1, "diff", "-o", "json", a, later)
+			}
+			b.ReportMetric(float64(stats.LargestFile)/1e6, "largest-file-MB")
+			b.ReportMetric(float64(stats.UncompressedBytes)/1e6, "bundle-MB")
+		})
 	}
 }

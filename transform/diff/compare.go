@@ -22,6 +22,11 @@ type objectKey struct {
 // the side's files) and its item in it.
 type location struct{ file, item int32 }
 
+// nowhere is the location of an object on a side that does not have it.
+var nowhere = location{-1, -1}
+
+func (l location) held() bool { return l.file >= 0 }
+
 // listFile is a list of a side that holds compared objects.
 type listFile struct {
 	rel      string
@@ -65,25 +70,31 @@ const (
 	maybe changeType = "maybe"
 )
 
-// change is one object that differs, and where each side holds it.
+// change is one object that differs, and where each side holds it: the
+// small record memory keeps per change; what grows with the report is
+// in the spill, at the spans it names.
 type change struct {
-	key        objectKey
-	typ        changeType
-	a, b       *location
-	uidA, uidB string
-	// What the detail passes read (details.go): each side's table row and
-	// facts; for a maybe, the digest of A's object as compared (sumA: its
-	// canonical JSON, normalized unless Options.All) and, until B's is
-	// read, that JSON (objA); diffPending while the fields are still to
-	// list.
-	rowA, rowB     []any
-	factsA, factsB *facts
-	sumA           digest
-	objA           []byte
-	diffPending    bool
-	fields         []FieldChange
-	moreFields     int
+	key  objectKey
+	typ  changeType
+	a, b location
+	// uids are each side's uid of the object (uidsRecord).
+	uids span
+	// What the detail passes read (details.go): each side's table row
+	// (rowA, rowB: its cells as the table wrote them), A's facts until
+	// B's are read (factsA) and the fields that differ (fields). For a
+	// maybe, sumA is the digest of A's object as compared (its canonical
+	// JSON, normalized unless Options.All) and, until B's is read, that
+	// JSON is in differ.heldA, or in the spill at objA (past the held
+	// budget).
+	rowA, rowB span
+	factsA     span
+	fields     span
+	objA       span
+	sumA       digest
 }
+
+// uidsRecord is each side's uid of an object, as the spill keeps them.
+func uidsRecord(uidA, uidB string) record { return record{}.string(uidA).string(uidB) }
 
 // files notes the lists of one side and their table paths.
 type files struct {
@@ -182,7 +193,7 @@ func (d *differ) compareB(ctx context.Context) error {
 			switch lf := d.filesB.list[o.loc.file]; {
 			case !o.match:
 			case d.a.holds(lf):
-				d.add(&change{key: o.key, typ: added, b: &o.loc, uidB: o.uid})
+				d.changes = append(d.changes, &change{key: o.key, typ: added, a: nowhere, b: o.loc, uids: d.spill.put(uidsRecord("", o.uid))})
 			default:
 				d.notHeld("A", d.a, lf)
 			}
@@ -192,7 +203,7 @@ func (d *differ) compareB(ctx context.Context) error {
 		if !a.match && !o.match {
 			return nil
 		}
-		c := &change{key: o.key, a: &a.loc, b: &o.loc, uidA: a.uid, uidB: o.uid}
+		c := &change{key: o.key, a: a.loc, b: o.loc}
 		switch {
 		case a.uid != o.uid:
 			c.typ = replaced
@@ -201,7 +212,8 @@ func (d *differ) compareB(ctx context.Context) error {
 		default:
 			return nil
 		}
-		d.add(c)
+		c.uids = d.spill.put(uidsRecord(a.uid, o.uid))
+		d.changes = append(d.changes, c)
 		return nil
 	})
 	if err != nil {
@@ -212,7 +224,7 @@ func (d *differ) compareB(ctx context.Context) error {
 			continue
 		}
 		if lf := d.filesA.list[a.loc.file]; d.b.holds(lf) {
-			d.add(&change{key: k, typ: removed, a: &a.loc, uidA: a.uid})
+			d.changes = append(d.changes, &change{key: k, typ: removed, a: a.loc, b: nowhere, uids: d.spill.put(uidsRecord(a.uid, ""))})
 		} else {
 			d.notHeld("B", d.b, lf)
 		}

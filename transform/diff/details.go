@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -13,10 +14,10 @@ import (
 )
 
 // defaultHeldBudget bounds the objects of A held (as canonical JSON)
-// until B's are read and their fields compared: the objects past it wait
-// for another pass over both bundles (over the lists that hold them
-// only). Options.heldBudget overrides it in tests.
-const defaultHeldBudget = 32 << 20
+// until B's are read and their fields compared: the objects past it are
+// written to the spill and read back. Options.heldBudget overrides it
+// in tests.
+const defaultHeldBudget = 4 << 20
 
 // sideOf selects one side of a change.
 type sideOf struct {
@@ -25,110 +26,97 @@ type sideOf struct {
 	isA   bool
 }
 
-func (w sideOf) loc(c *change) *location {
+func (w sideOf) loc(c *change) location {
 	if w.isA {
 		return c.a
 	}
 	return c.b
 }
 
-// details reads what the first passes left to read: the facts and rows
-// of every change, and whether each maybe is a change, and its fields.
-// The first round reads everything of both sides; more rounds read, for
-// the changes past heldBudget, their objects again.
+// details reads what the first passes left to read, in one more pass
+// over each side: the facts and rows of every change, whether each
+// maybe is a change, and its fields.
 func (d *differ) details(ctx context.Context) error {
-	a := sideOf{s: d.a, files: &d.filesA, isA: true}
-	b := sideOf{s: d.b, files: &d.filesB}
-	for first := true; ; first = false {
-		want := func(c *change) bool { return first || c.diffPending }
-		if err := d.detailPass(ctx, a, want, first); err != nil {
-			return err
-		}
-		if err := d.detailPass(ctx, b, want, first); err != nil {
-			return err
-		}
-		d.held = 0
-		more := false
-		for _, c := range d.changes {
-			more = more || c.diffPending
-		}
-		if !more {
-			break
-		}
+	if err := d.detailPass(ctx, sideOf{s: d.a, files: &d.filesA, isA: true}); err != nil {
+		return err
 	}
+	if err := d.detailPass(ctx, sideOf{s: d.b, files: &d.filesB}); err != nil {
+		return err
+	}
+	d.heldA = nil // what is left was held for a B that could not be read
 	kept := d.changes[:0]
 	for _, c := range d.changes {
 		if c.typ != maybe {
 			kept = append(kept, c)
 		}
 	}
+	clear(d.changes[len(kept):])
 	d.changes = kept
 	return nil
 }
 
-// detailPass reads, on side w, the objects of the changes want selects
-// and, with rows, the tables beside their lists.
-func (d *differ) detailPass(ctx context.Context, w sideOf, want func(*change) bool, rows bool) error {
-	byLoc := map[location]*change{}
-	files := map[int32]bool{}
+// detailPass reads, on side w, the objects of the changes and the
+// tables beside their lists.
+func (d *differ) detailPass(ctx context.Context, w sideOf) error {
+	// byFile are the changes by the list that holds them on side w, in
+	// the order of its items.
+	byFile := map[int32][]*change{}
 	for _, c := range d.changes {
-		if l := w.loc(c); l != nil && want(c) {
-			byLoc[*l] = c
-			files[l.file] = true
+		if l := w.loc(c); l.held() {
+			byFile[l.file] = append(byFile[l.file], c)
 		}
 	}
-	if len(byLoc) == 0 {
+	if len(byFile) == 0 {
 		return nil
 	}
-	v := visitor{
+	for _, cs := range byFile {
+		sort.Slice(cs, func(i, j int) bool { return w.loc(cs[i]).item < w.loc(cs[j]).item })
+	}
+	return w.s.walk(ctx, visitor{
 		wantList: func(rel string) bool {
 			i, ok := w.files.byRel[rel]
-			return ok && files[i]
+			return ok && byFile[i] != nil
 		},
 		list: func(rel string, _ contract.Classification, l *contract.List) error {
-			file := w.files.byRel[rel]
-			for i, raw := range l.Items {
-				if c := byLoc[location{file, int32(i)}]; c != nil {
-					if err := d.detail(w, c, raw, rows); err != nil {
-						w.s.warn(rel, fmt.Errorf("item %d: %w", i, err))
-					}
+			for _, c := range byFile[w.files.byRel[rel]] {
+				i := w.loc(c).item
+				if int(i) >= len(l.Items) {
+					break
+				}
+				if err := d.detail(w, c, l.Items[i]); err != nil {
+					w.s.warn(rel, fmt.Errorf("item %d: %w", i, err))
 				}
 			}
-			return nil
+			return d.spill.err
 		},
-	}
-	if rows {
-		v.wantTable = func(rel string) bool {
+		wantTable: func(rel string) bool {
 			i, ok := w.files.byTable[rel]
-			return ok && files[i]
-		}
-		v.table = func(rel string, data []byte) error {
-			if err := d.rows(w, w.files.list[w.files.byTable[rel]], data); err != nil {
+			return ok && byFile[i] != nil
+		},
+		table: func(rel string, data []byte) error {
+			file := w.files.byTable[rel]
+			if err := d.rows(w, w.files.list[file], byFile[file], data); err != nil {
 				w.s.warn(rel, err)
 			}
-			return nil
-		}
-	}
-	return w.s.walk(ctx, v)
+			return d.spill.err
+		},
+	})
 }
 
-// detail reads one object of a change on side w: its facts (first round
-// only) and, for a maybe, what decides it and its fields.
-func (d *differ) detail(w sideOf, c *change, raw []byte, first bool) error {
+// detail reads one object of a change on side w: its facts and, for a
+// maybe, what decides it and its fields. B's facts, with A's, make the
+// change's highlights once its type is known.
+func (d *differ) detail(w sideOf, c *change, raw []byte) error {
 	var obj map[string]any
 	if err := utiljson.Unmarshal(raw, &obj); err != nil {
 		return err
 	}
-	if first {
-		f := factsOf(c.key.groupKind, obj)
-		if w.isA {
-			c.factsA = f
-		} else {
-			c.factsB = f
-		}
+	f := factsOf(c.key.groupKind, obj)
+	if w.isA && c.b.held() {
+		c.factsA = d.spill.put(f.record())
 	}
-	if c.typ != maybe && c.typ != changed {
-		return nil
+	if c.typ != maybe {
+		return d.highlight(w, c, f)
 	}
 	// Without All, the noise is left out before the comparison; with it,
 	// only the key order and white space of how the object was written.
@@ -142,27 +130,58 @@ func (d *differ) detail(w sideOf, c *change, raw []byte, first bool) error {
 	if w.isA {
 		c.sumA = sha(compared)
 		if d.held+len(compared) <= d.o.heldBudget || d.held == 0 {
-			c.objA, d.held = compared, d.held+len(compared)
+			d.heldA[c], d.held = compared, d.held+len(compared)
+		} else {
+			c.objA = d.spill.put(compared)
 		}
 		return nil
 	}
-	if c.typ == maybe {
-		d.decide(c, sha(compared))
-	}
-	if c.typ != changed {
-		c.objA = nil
-		return nil
-	}
-	if c.objA == nil {
-		c.diffPending = true // A's object was past the budget
-		return nil
-	}
-	var objA map[string]any
-	if err := utiljson.Unmarshal(c.objA, &objA); err != nil {
+	d.decide(c, sha(compared))
+	if err := d.highlight(w, c, f); err != nil || c.typ != changed {
+		delete(d.heldA, c)
 		return err
 	}
-	c.fields, c.moreFields = fieldChanges(objA, obj)
-	c.objA, c.diffPending = nil, false
+	return d.fieldsOf(c, obj)
+}
+
+// highlight notes the highlights of c once B's facts f are read.
+func (d *differ) highlight(w sideOf, c *change, f *facts) error {
+	if w.isA || c.typ == maybe {
+		return nil
+	}
+	data, err := d.spill.get(c.factsA, nil)
+	if err != nil {
+		return err
+	}
+	var a *facts
+	if data != nil {
+		if a, err = readFacts(data); err != nil {
+			return d.spill.fail(fmt.Errorf("facts of %s: %w", c.key.Name, err))
+		}
+	}
+	for _, h := range highlights(c, a, f) {
+		d.highlights = append(d.highlights, noted{c, h})
+	}
+	return nil
+}
+
+// fieldsOf lists the fields of a change that differ between A's object,
+// held or spilled, and B's, obj. Without A's (it could not be read: a
+// warning says so) it lists none.
+func (d *differ) fieldsOf(c *change, obj map[string]any) error {
+	objA, ok := d.heldA[c]
+	delete(d.heldA, c)
+	if !ok {
+		var err error
+		if objA, err = d.spill.get(c.objA, nil); err != nil || objA == nil {
+			return err
+		}
+	}
+	var a map[string]any
+	if err := utiljson.Unmarshal(objA, &a); err != nil {
+		return err
+	}
+	c.fields = d.spill.put(fieldsRecord(fieldChanges(a, obj)))
 	return nil
 }
 
@@ -180,8 +199,8 @@ func (d *differ) decide(c *change, sumB digest) {
 }
 
 // rows reads the table beside a list: its columns, and the row of every
-// changed object of the list on side w.
-func (d *differ) rows(w sideOf, lf listFile, data []byte) error {
+// change of the list, cs, on side w.
+func (d *differ) rows(w sideOf, lf listFile, cs []*change, data []byte) error {
 	if err := rawjson.Check(data); err != nil {
 		return err
 	}
@@ -191,23 +210,30 @@ func (d *differ) rows(w sideOf, lf listFile, data []byte) error {
 		return fmt.Errorf("columnDefinitions: %w", err)
 	}
 	d.columns(w.isA, lf.gk, cols)
+	byKey := make(map[objectKey]*change, len(cs))
+	for _, c := range cs {
+		byKey[c.key] = c
+	}
 	var err error
 	rawjson.EachElement(rawjson.Get(data, "rows"), func(row []byte) {
 		meta := rawjson.Get(rawjson.Get(row, "object"), "metadata")
 		key := objectKey{lf.gk, rawjson.String(rawjson.Get(meta, "namespace")), rawjson.String(rawjson.Get(meta, "name"))}
-		c := d.byKey[key]
-		if c == nil || w.loc(c) == nil || err != nil {
+		c := byKey[key]
+		if c == nil || err != nil {
 			return
 		}
+		// The cells are decoded to be checked, and again (cells) when
+		// the report is written.
+		raw := rawjson.Get(row, "cells")
 		var cells []any
-		if err = utiljson.Unmarshal(rawjson.Get(row, "cells"), &cells); err != nil {
+		if err = utiljson.Unmarshal(raw, &cells); err != nil {
 			err = fmt.Errorf("row of %s: cells: %w", key.Name, err)
 			return
 		}
 		if w.isA {
-			c.rowA = cells
+			c.rowA = d.spill.put(raw)
 		} else {
-			c.rowB = cells
+			c.rowB = d.spill.put(raw)
 		}
 	})
 	return err

@@ -58,8 +58,9 @@ func TestObjectsOneSideDoesNotTell(t *testing.T) {
 	}
 }
 
-// Past the budget of A's objects held at once, the fields of the rest
-// are listed in more rounds: the report is the same.
+// Past the budget of A's objects held at once, the rest are written to
+// the temporary file and read back for their fields: the report is the
+// same.
 func TestHeldBudgetRounds(t *testing.T) {
 	dir := t.TempDir()
 	spec := contracttest.Small()

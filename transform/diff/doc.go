@@ -9,8 +9,11 @@
 // its objects with that index and keeps only what differs. Second passes
 // over the lists that hold a difference decode those objects, leave the
 // noise out (normalize.go), decide whether they still differ, and read
-// their fields and table rows (details.go). Memory grows with the number
-// of objects and of differences, not with the bundles' size.
+// their fields and table rows (details.go). What grows with the report
+// (rows, fields, uids) goes to a nameless temporary file (spill.go) as it
+// is read, and the report is written from it object by object (json.go,
+// text.go): memory keeps a small record per object and per difference,
+// not the report, nor the bundles.
 //
 // What matters to a person (restarts up, pods no longer Running, new
 // Warning events, image changes, node conditions, deployments with fewer

@@ -169,3 +169,29 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// fieldsRecord is what fieldChanges found of an object, as the spill
+// keeps it; readFields reads it back. Nothing found is no record.
+func fieldsRecord(fields []FieldChange, more int) record {
+	if len(fields) == 0 && more == 0 {
+		return nil
+	}
+	r := record{}.uint(uint64(len(fields)))
+	for _, f := range fields {
+		r = r.string(f.Path).bytes(f.A).bytes(f.B)
+	}
+	return r.uint(uint64(more))
+}
+
+func readFields(data []byte) ([]FieldChange, int, error) {
+	if data == nil {
+		return nil, 0, nil
+	}
+	r := &reader{b: data}
+	var out []FieldChange
+	for n := r.uint(); uint64(len(out)) < n && r.err == nil; {
+		out = append(out, FieldChange{Path: r.string(), A: r.bytes(), B: r.bytes()})
+	}
+	more := int(r.uint())
+	return out, more, r.err
+}

@@ -131,9 +131,9 @@ func eventFacts(obj map[string]any) (string, int64) {
 	return fmt.Sprintf("%s %s: %s: %s", kind, name, reason, strings.TrimSpace(msg)), count
 }
 
-// highlights are what change c shows of the highlight types.
-func highlights(c *change) []Highlight {
-	a, b := c.factsA, c.factsB
+// highlights are what change c shows of the highlight types, from the
+// facts of its object on each side (nil where that side's was not read).
+func highlights(c *change, a, b *facts) []Highlight {
 	if b == nil || (a == nil && c.typ != added) {
 		return nil
 	}
@@ -199,4 +199,52 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// record is f as the spill keeps it from the pass over A to the pass
+// over B; readFacts reads it back.
+func (f *facts) record() record {
+	r := record{}.string(f.phase).uint(uint64(len(f.restarts)))
+	for _, name := range sortedNames(f.restarts) {
+		r = r.string(name).int(f.restarts[name])
+	}
+	for _, m := range []map[string]string{f.images, f.conditions} {
+		r = r.uint(uint64(len(m)))
+		for _, k := range sortedNames(m) {
+			r = r.string(k).string(m[k])
+		}
+	}
+	if f.available == nil {
+		r = r.uint(0)
+	} else {
+		r = r.uint(1).int(*f.available)
+	}
+	return r.string(f.warning).int(f.count).string(f.kubelet)
+}
+
+func readFacts(data []byte) (*facts, error) {
+	r := &reader{b: data}
+	f := &facts{phase: r.string()}
+	if n := r.uint(); n > 0 {
+		f.restarts = map[string]int64{}
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			name := r.string()
+			f.restarts[name] = r.int()
+		}
+	}
+	for _, m := range []*map[string]string{&f.images, &f.conditions} {
+		if n := r.uint(); n > 0 {
+			*m = map[string]string{}
+			for i := uint64(0); i < n && r.err == nil; i++ {
+				k := r.string()
+				(*m)[k] = r.string()
+			}
+		}
+	}
+	if r.uint() == 1 {
+		n := r.int()
+		f.available = &n
+	}
+	f.warning, f.count, f.kubelet = r.string(), r.int(), r.string()
+	return f, r.err
 }

@@ -1,18 +1,17 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// Report is what Run found: -o json writes it as is.
+// Report is what Compare found, as -o json writes it (see Result).
 type Report struct {
 	A Side `json:"a"`
 	B Side `json:"b"`
@@ -84,14 +83,39 @@ type ObjectChange struct {
 	MoreFields int `json:"moreFields,omitempty"`
 }
 
-// report assembles what the passes found.
-func (d *differ) report() *Report {
+// Result is a comparison's report: its head (Report, all but Objects)
+// in memory, and its objects, which grow with the differences, read back
+// one at a time from the comparison's temporary file as they are
+// written (WriteJSON, WriteText). Close removes the file.
+type Result struct {
+	Report
+	// count is the number of objects; object is the i-th, in order (a
+	// function, so that a test can give a Report's own objects).
+	count  int
+	object func(i int) (ObjectChange, error)
+	remove func() error
+}
+
+// Close removes the result's temporary file.
+func (r *Result) Close() error {
+	if r.remove == nil {
+		return nil
+	}
+	err := r.remove()
+	r.remove = nil
+	return err
+}
+
+// result assembles the report's head from what the passes found; its
+// objects are the sorted changes, made when written (objectAt).
+func (d *differ) result() *Result {
 	d.sortChanges()
-	r := &Report{
+	r := &Result{Report: Report{
 		A:   Side{Path: d.a.name, KubernetesVersion: d.a.version, CollectedAt: d.a.collectedAt},
 		B:   Side{Path: d.b.name, KubernetesVersion: d.b.version, CollectedAt: d.b.collectedAt},
-		All: d.o.All, Logs: d.logs, Highlights: []Highlight{}, Objects: []ObjectChange{}, Kinds: []KindChanges{},
-	}
+		All: d.o.All, Logs: d.logs, Highlights: []Highlight{}, Kinds: []KindChanges{},
+	}, count: len(d.changes), object: d.objectAt, remove: d.spill.close}
+	d.kindColumns = map[groupKind][]string{}
 	kinds := map[groupKind]*KindChanges{}
 	kind := func(gk groupKind) *KindChanges {
 		if k := kinds[gk]; k != nil {
@@ -101,7 +125,7 @@ func (d *differ) report() *Report {
 		for _, c := range printed(d.colsB[gk], d.colsA[gk]) {
 			k.Columns = append(k.Columns, c.Name)
 		}
-		kinds[gk] = k
+		kinds[gk], d.kindColumns[gk] = k, k.Columns
 		return k
 	}
 	byType := map[string][]Highlight{}
@@ -117,11 +141,11 @@ func (d *differ) report() *Report {
 		case changed:
 			k.Changed++
 		}
-		r.Objects = append(r.Objects, d.objectChange(c, k.Columns))
-		for _, h := range highlights(c) {
-			byType[h.Type] = append(byType[h.Type], h)
-		}
 	}
+	for _, n := range d.highlights {
+		byType[n.h.Type] = append(byType[n.h.Type], n.h)
+	}
+	d.highlights = nil
 	for gk, n := range d.noise {
 		kind(gk).NoiseOnly = n
 	}
@@ -153,9 +177,12 @@ func (d *differ) report() *Report {
 		return a.Why < b.Why
 	})
 	r.Warnings = append(append(r.Warnings, d.a.warnings...), d.b.warnings...)
-	r.Equal = len(r.Objects) == 0 && len(r.Logs) == 0
+	r.Equal = r.count == 0 && len(r.Logs) == 0
 	return r
 }
+
+// objects counts k's objects in the report: its changes.
+func (k KindChanges) objects() int { return k.Added + k.Removed + k.Replaced + k.Changed }
 
 // printed are the columns kubectl prints by default (priority 0) of the
 // first side that has a table of the kind.
@@ -175,15 +202,30 @@ func printed(sides ...[]metav1.TableColumnDefinition) []metav1.TableColumnDefini
 	return []metav1.TableColumnDefinition{{Name: "Name"}}
 }
 
-// objectChange is c as reported, its rows following columns.
-func (d *differ) objectChange(c *change, columns []string) ObjectChange {
-	oc := ObjectChange{Group: c.key.Group, Kind: c.key.Kind, Namespace: c.key.Namespace, Name: c.key.Name,
-		Change: string(c.typ), UIDA: c.uidA, UIDB: c.uidB, Fields: c.fields, MoreFields: c.moreFields}
-	if c.a != nil {
-		oc.RowA = align(c.rowA, d.colsA[c.key.groupKind], columns, c.key.Name)
+// objectAt is the i-th change as reported, its uids, rows and fields
+// read back from the spill, its rows following its kind's columns.
+func (d *differ) objectAt(i int) (ObjectChange, error) {
+	c := d.changes[i]
+	gk := c.key.groupKind
+	oc := ObjectChange{Group: gk.Group, Kind: gk.Kind, Namespace: c.key.Namespace, Name: c.key.Name, Change: string(c.typ)}
+	data, err := d.piece(c.uids)
+	if err != nil {
+		return oc, err
 	}
-	if c.b != nil {
-		oc.RowB = align(c.rowB, d.colsB[c.key.groupKind], columns, c.key.Name)
+	r := &reader{b: data}
+	if oc.UIDA, oc.UIDB = r.string(), r.string(); r.err != nil {
+		return oc, d.spill.fail(fmt.Errorf("uids of %s: %w", c.key.Name, r.err))
+	}
+	columns := d.kindColumns[gk]
+	if c.a.held() {
+		if oc.RowA, err = d.row(c.rowA, d.colsA[gk], columns, c.key.Name); err != nil {
+			return oc, err
+		}
+	}
+	if c.b.held() {
+		if oc.RowB, err = d.row(c.rowB, d.colsB[gk], columns, c.key.Name); err != nil {
+			return oc, err
+		}
 	}
 	if oc.RowA != nil && oc.RowB != nil {
 		for i, col := range columns {
@@ -192,7 +234,38 @@ func (d *differ) objectChange(c *change, columns []string) ObjectChange {
 			}
 		}
 	}
-	return oc
+	if data, err = d.piece(c.fields); err != nil {
+		return oc, err
+	}
+	if oc.Fields, oc.MoreFields, err = readFields(data); err != nil {
+		return oc, d.spill.fail(fmt.Errorf("fields of %s: %w", c.key.Name, err))
+	}
+	return oc, nil
+}
+
+// piece reads back the piece at sp into d.buf, until the next.
+func (d *differ) piece(sp span) ([]byte, error) {
+	data, err := d.spill.get(sp, d.buf)
+	if data != nil {
+		d.buf = data[:0]
+	}
+	return data, err
+}
+
+// row reads back a side's table row (the cells as when they were read,
+// decoded as then) in the order of columns; see align.
+func (d *differ) row(sp span, cols []metav1.TableColumnDefinition, columns []string, name string) ([]any, error) {
+	data, err := d.piece(sp)
+	if err != nil {
+		return nil, err
+	}
+	var cells []any
+	if data != nil {
+		if err := utiljson.Unmarshal(data, &cells); err != nil {
+			return nil, d.spill.fail(fmt.Errorf("a row of %s: %w", name, err))
+		}
+	}
+	return align(cells, cols, columns, name), nil
 }
 
 // align gives a row's cells in the order of columns, by column name (two
@@ -232,11 +305,4 @@ func cellText(v any) string {
 		return s
 	}
 	return fmt.Sprint(v)
-}
-
-// WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
 }

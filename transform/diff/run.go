@@ -19,7 +19,6 @@ type differ struct {
 	// index is A's objects, from the first pass until B has been read.
 	index   map[objectKey]*indexed
 	changes []*change
-	byKey   map[objectKey]*change
 	// noise counts, per kind, the objects left out because they differ
 	// only in noise.
 	noise map[groupKind]int
@@ -31,14 +30,25 @@ type differ struct {
 	// notCompared counts the objects of one side that the other does
 	// not tell of (side.holds).
 	notCompared map[NotCompared]int
-	// buf is the first passes' buffer of one compacted item.
+	// buf is the first passes' buffer of one compacted item, then the
+	// buffer of one piece read back from the spill.
 	buf []byte
-	// held is the size of the objects of A held for their fields.
-	held int
+	// heldA are the objects of A held for their fields (canonical JSON),
+	// held their size.
+	heldA map[*change][]byte
+	held  int
+	// highlights are those of the changes, in the order found.
+	highlights []noted
+	// spill holds what grows with the differences (spill.go);
+	// kindColumns are the columns of each kind's report, once the passes
+	// are done.
+	spill       *spill
+	kindColumns map[groupKind][]string
 }
 
-// Run compares bundle o.B with bundle o.A.
-func Run(ctx context.Context, o Options) (*Report, error) {
+// Compare compares bundle o.B with bundle o.A. The caller closes the
+// result, which removes its temporary file.
+func Compare(ctx context.Context, o Options) (*Result, error) {
 	if o.A == "-" && o.B == "-" {
 		return nil, errors.New("only one of the two bundles can be standard input")
 	}
@@ -61,30 +71,41 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer b.cleanup()
-	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{}, byKey: map[objectKey]*change{},
+	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{},
 		noise: map[groupKind]int{}, notCompared: map[NotCompared]int{}, resources: map[groupKind]string{},
-		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{}}
-	if err := d.indexA(ctx); err != nil {
+		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{},
+		heldA: map[*change][]byte{}}
+	if d.spill, err = newSpill(); err != nil {
 		return nil, err
 	}
-	if err := d.compareB(ctx); err != nil {
+	if err := d.run(ctx); err != nil {
+		d.spill.close()
 		return nil, err
 	}
-	if err := d.details(ctx); err != nil {
-		return nil, err
-	}
-	if o.Logs {
-		if d.logs, err = compareLogs(ctx, a, b); err != nil {
-			return nil, err
-		}
-	}
-	return d.report(), nil
+	return d.result(), nil
 }
 
-// add records a change.
-func (d *differ) add(c *change) {
-	d.changes = append(d.changes, c)
-	d.byKey[c.key] = c
+// run makes the passes over both sides.
+func (d *differ) run(ctx context.Context) error {
+	if err := d.indexA(ctx); err != nil {
+		return err
+	}
+	if err := d.compareB(ctx); err != nil {
+		return err
+	}
+	if err := d.details(ctx); err != nil {
+		return err
+	}
+	if d.spill.err != nil {
+		return d.spill.err
+	}
+	if d.o.Logs {
+		var err error
+		if d.logs, err = compareLogs(ctx, d.a, d.b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // columns notes a side's table columns of a kind, the first seen.
@@ -98,20 +119,28 @@ func (d *differ) columns(isA bool, gk groupKind, cols []metav1.TableColumnDefini
 	}
 }
 
-// sortChanges orders changes by kind (as kubectl names it), namespace
-// and name.
+// noted is a highlight of change c.
+type noted struct {
+	c *change
+	h Highlight
+}
+
+// sortChanges orders the changes, and the highlights by their change,
+// by kind (as kubectl names it), namespace and name.
 func (d *differ) sortChanges() {
-	sort.Slice(d.changes, func(i, j int) bool {
-		ki, kj := d.changes[i].key, d.changes[j].key
-		if ri, rj := d.resources[ki.groupKind], d.resources[kj.groupKind]; ri != rj {
-			return ri < rj
-		}
-		if ki.groupKind != kj.groupKind {
-			return ki.groupKind.String() < kj.groupKind.String()
-		}
-		if ki.Namespace != kj.Namespace {
-			return ki.Namespace < kj.Namespace
-		}
-		return ki.Name < kj.Name
-	})
+	sort.Slice(d.changes, func(i, j int) bool { return d.before(d.changes[i].key, d.changes[j].key) })
+	sort.SliceStable(d.highlights, func(i, j int) bool { return d.before(d.highlights[i].c.key, d.highlights[j].c.key) })
+}
+
+func (d *differ) before(ki, kj objectKey) bool {
+	if ri, rj := d.resources[ki.groupKind], d.resources[kj.groupKind]; ri != rj {
+		return ri < rj
+	}
+	if ki.groupKind != kj.groupKind {
+		return ki.groupKind.String() < kj.groupKind.String()
+	}
+	if ki.Namespace != kj.Namespace {
+		return ki.Namespace < kj.Namespace
+	}
+	return ki.Name < kj.Name
 }

@@ -1,11 +1,13 @@
 package diff
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/contract/termtext"
 )
@@ -19,26 +21,30 @@ const maxFieldLines = 10
 // with the changed cells marked "*", and the fields that changed. Every
 // string the bundles gave is escaped (termtext). The warnings are not
 // part of it: the command prints them on standard error.
-func (r *Report) WriteText(w io.Writer) error {
+func (r *Result) WriteText(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
 	esc := termtext.Escape
 	for _, s := range []struct {
 		label string
 		side  Side
 	}{{"A", r.A}, {"B", r.B}} {
-		fmt.Fprintf(w, "%s: %s (Kubernetes %s, collected %s)\n", s.label, esc(s.side.Path), esc(orNone(s.side.KubernetesVersion)), s.side.CollectedAt.UTC().Format(time.RFC3339))
+		fmt.Fprintf(bw, "%s: %s (Kubernetes %s, collected %s)\n", s.label, esc(s.side.Path), esc(orNone(s.side.KubernetesVersion)), s.side.CollectedAt.UTC().Format(time.RFC3339))
 	}
 	if r.Equal {
-		fmt.Fprintln(w, "\nNo differences.")
+		fmt.Fprintln(bw, "\nNo differences.")
 	}
-	r.writeCounts(w)
-	r.writeHighlights(w)
+	r.writeCounts(bw)
+	r.writeHighlights(bw)
+	// The objects are in the order of the kinds.
+	from := 0
 	for _, k := range r.Kinds {
-		if err := r.writeKind(w, k); err != nil {
+		if err := r.writeKind(bw, k, from, from+k.objects()); err != nil {
 			return err
 		}
+		from += k.objects()
 	}
-	r.writeLogs(w)
-	return nil
+	r.writeLogs(bw)
+	return bw.Flush()
 }
 
 func (r *Report) writeCounts(w io.Writer) {
@@ -87,23 +93,20 @@ func (r *Report) writeHighlights(w io.Writer) {
 	}
 }
 
-// writeKind prints the rows of kind k's changes as one kubectl table, a
-// change of both sides as A's row then B's ("→"), then the fields of
-// each changed object.
-func (r *Report) writeKind(w io.Writer, k KindChanges) error {
-	var objs []ObjectChange
-	for _, o := range r.Objects {
-		if o.Group == k.Group && o.Kind == k.Kind {
-			objs = append(objs, o)
-		}
-	}
-	if len(objs) == 0 {
+// writeKind prints the rows of kind k's changes, the objects from to
+// to, as one kubectl table, a change of both sides as A's row then B's
+// ("→"), then the fields of each changed object. The objects are read
+// three times (the table's widths, its rows, the fields) rather than
+// held.
+func (r *Result) writeKind(w io.Writer, k KindChanges, from, to int) error {
+	if from == to {
 		return nil
 	}
-	namespaced := objs[0].Namespace != ""
-	fmt.Fprintf(w, "\n%s:\n", termtext.Escape(k.Resource))
-	// kubectl's table layout (cli-runtime's printers.GetNewTabWriter).
-	tw := tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
+	first, err := r.object(from)
+	if err != nil {
+		return err
+	}
+	namespaced := first.Namespace != ""
 	header := []string{"CHANGE"}
 	if namespaced {
 		header = append(header, "NAMESPACE")
@@ -111,8 +114,49 @@ func (r *Report) writeKind(w io.Writer, k KindChanges) error {
 	for _, c := range k.Columns {
 		header = append(header, strings.ToUpper(termtext.Escape(c)))
 	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	row := func(label string, o ObjectChange, cells []any, mark bool) {
+	t := newTable(len(header))
+	t.measure(header)
+	each := func(fn func(o ObjectChange) error) error {
+		for i := from; i < to; i++ {
+			o, err := r.object(i)
+			if err != nil {
+				return err
+			}
+			if err := fn(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lines := func(o ObjectChange) error {
+		for _, l := range rowLines(k, namespaced, o) {
+			t.measure(l)
+		}
+		return nil
+	}
+	if err := each(lines); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s:\n", termtext.Escape(k.Resource))
+	t.write(w, header)
+	if err := each(func(o ObjectChange) error {
+		for _, l := range rowLines(k, namespaced, o) {
+			t.write(w, l)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return each(func(o ObjectChange) error {
+		writeFields(w, o)
+		return nil
+	})
+}
+
+// rowLines are the cells of an object's lines in its kind's table: A's
+// row then B's, or the one row it has.
+func rowLines(k KindChanges, namespaced bool, o ObjectChange) [][]string {
+	row := func(label string, cells []any, mark bool) []string {
 		out := []string{label}
 		if namespaced {
 			out = append(out, termtext.Escape(o.Namespace))
@@ -124,26 +168,51 @@ func (r *Report) writeKind(w io.Writer, k KindChanges) error {
 			}
 			out = append(out, s)
 		}
-		fmt.Fprintln(tw, strings.Join(out, "\t"))
+		return out
 	}
-	for _, o := range objs {
-		switch {
-		case o.RowA != nil && o.RowB != nil:
-			row(o.Change, o, o.RowA, false)
-			row("  →", o, o.RowB, true)
-		case o.RowA != nil:
-			row(o.Change, o, o.RowA, false)
-		default:
-			row(o.Change, o, o.RowB, false)
+	switch {
+	case o.RowA != nil && o.RowB != nil:
+		return [][]string{row(o.Change, o.RowA, false), row("  →", o.RowB, true)}
+	case o.RowA != nil:
+		return [][]string{row(o.Change, o.RowA, false)}
+	default:
+		return [][]string{row(o.Change, o.RowB, false)}
+	}
+}
+
+// table lays lines of cells out as kubectl's table printer does
+// (cli-runtime's printers.GetNewTabWriter: text/tabwriter with a minimum
+// width of 6, padding 3, spaces), every cell but a line's last padded to
+// its column's width, without holding the lines: measure each, then
+// write each. Its lines all have the same number of cells, and no tab
+// or newline in one (termtext escapes them), so that text/tabwriter
+// would make one block of each column (TestTableIsTabwriters).
+type table struct{ widths []int }
+
+func newTable(cells int) *table {
+	t := &table{widths: make([]int, cells-1)}
+	for i := range t.widths {
+		t.widths[i] = 6
+	}
+	return t
+}
+
+func (t *table) measure(cells []string) {
+	for i, c := range cells[:len(cells)-1] {
+		t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c)+3)
+	}
+}
+
+func (t *table) write(w io.Writer, cells []string) {
+	var b strings.Builder
+	for i, c := range cells {
+		b.WriteString(c)
+		if i < len(t.widths) {
+			b.WriteString(strings.Repeat(" ", t.widths[i]-utf8.RuneCountInString(c)))
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, o := range objs {
-		writeFields(w, o)
-	}
-	return nil
+	b.WriteByte('\n')
+	io.WriteString(w, b.String())
 }
 
 // writeFields prints the fields of a changed object, at most maxFieldLines.

@@ -100,10 +100,11 @@ func (o *diffOptions) Validate() error {
 }
 
 func (o *diffOptions) Run(ctx context.Context) error {
-	rep, err := diff.Run(ctx, o.diff)
+	rep, err := diff.Compare(ctx, o.diff)
 	if err != nil {
 		return err
 	}
+	defer rep.Close()
 	if err := o.print(o.Out, rep); err != nil {
 		return err
 	}

@@ -1,10 +1,10 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -59,15 +59,51 @@ func (p *printFlags) validate() error {
 
 // print writes r as -o says. encoding/json leaves some characters a
 // terminal acts on (C1 controls, bidirectional overrides) raw in strings:
-// they are escaped, which leaves the values as they were.
+// they are escaped, which leaves the values as they were, as the JSON
+// streams (diff's report is not held whole).
 func (p *printFlags) print(w io.Writer, r report) error {
 	if p.output != "json" {
 		return r.WriteText(w)
 	}
-	var buf bytes.Buffer
-	if err := r.WriteJSON(&buf); err != nil {
+	e := &jsonEscaper{w: w}
+	if err := r.WriteJSON(e); err != nil {
 		return err
 	}
-	_, err := w.Write(termtext.EscapeJSON(buf.Bytes()))
+	return e.flush()
+}
+
+// jsonEscaper writes JSON through termtext.EscapeJSON, holding back a
+// character a write ends in the middle of until the next.
+type jsonEscaper struct {
+	w    io.Writer
+	held []byte
+}
+
+func (e *jsonEscaper) Write(p []byte) (int, error) {
+	doc := p
+	if len(e.held) > 0 {
+		doc = append(e.held, p...)
+	}
+	cut := len(doc)
+	for i := len(doc) - 1; i >= 0 && i >= len(doc)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(doc[i]) {
+			if !utf8.FullRune(doc[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if _, err := e.w.Write(termtext.EscapeJSON(doc[:cut])); err != nil {
+		return 0, err
+	}
+	e.held = append(e.held[:0], doc[cut:]...)
+	return len(p), nil
+}
+
+// flush writes what is held back: the end of a document that is not
+// UTF-8, which is not escaped (encoding/json writes only UTF-8).
+func (e *jsonEscaper) flush() error {
+	_, err := e.w.Write(e.held)
+	e.held = e.held[:0]
 	return err
 }
