@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -104,7 +105,7 @@ func (s *server) serveLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	}
 	lr := &logReader{r: bufio.NewReaderSize(f, 64<<10), opts: opts, since: opts.since(s.collectedAt())}
 	lr.timestamped = lr.startsWithTimestamp()
-	if !lr.timestamped {
+	if !lr.timestamped && !lr.isKubeletFailure() {
 		var lost []string
 		if opts.timestamps {
 			lost = append(lost, "timestamps")
@@ -438,6 +439,22 @@ func (l *logReader) timestampAt() (time.Time, int) {
 func (l *logReader) startsWithTimestamp() bool {
 	_, n := l.timestampAt()
 	return n > 0
+}
+
+// kubeletFailure is what the kubelet writes in place of a log it cannot
+// read (kuberuntime's GetContainerLogs: the container is gone, removed by
+// its garbage collection while a pod crash-loops). It has flushed a
+// zero-byte write first (GetKubeletContainerLogs), so its 200 has gone
+// out and the message is the body: the server passes it on as the log,
+// whatever timestamps or since asked for, and the collector stores it as
+// the log's content.
+var kubeletFailure = regexp.MustCompile(`^unable to retrieve container logs for [a-z0-9.-]+://[0-9a-f]+\n?$`)
+
+// isKubeletFailure says whether the whole log is the kubelet's failure
+// to read it, which lacks timestamps on the live server too.
+func (l *logReader) isKubeletFailure() bool {
+	b, _ := l.r.Peek(256)
+	return len(b) < 256 && kubeletFailure.Match(b)
 }
 
 func (l *logReader) copyTo(w io.Writer) error {

@@ -285,3 +285,29 @@ func TestLogMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeletLogFailure: where the kubelet could not read a log (the
+// container was removed while its pod crash-loops) it writes its error as
+// the body of an answer already begun, and the collector stores that as
+// the log (seen on kind 1.37 for a crash-looping pod's previous log). The
+// live server prints it with no timestamps, and no warning: served the
+// same, whatever timestamps, since or tailLines ask for.
+func TestKubeletLogFailure(t *testing.T) {
+	const failure = "unable to retrieve container logs for containerd://4c9b37869f8b36ba1cec3a0fee7431c61b8daab66005df44717416ad1f3dee5c"
+	f := servetest.LogLayouts()
+	f[path.Join(contract.ClusterResourcesDir, "pods", "logs", "default", "web-2", "app.log")] = []byte(failure)
+	srv := newHandlerServer(t, load(t, f.WriteDir(t, t.TempDir())))
+	for _, q := range []string{"", "?timestamps=true", "?timestamps=true&sinceSeconds=60", "?tailLines=1&sinceTime=2025-11-20T07:30:00Z"} {
+		r := get(t, srv, "/api/v1/namespaces/default/pods/web-2/log"+q)
+		if r.code != http.StatusOK || r.body != failure || r.header.Get("Warning") != "" {
+			t.Errorf("%s: %d %q, warning %q; want the kubelet's message and no warning", q, r.code, r.body, r.header.Get("Warning"))
+		}
+	}
+	// A log that only begins with such a line is a log without
+	// timestamps, and warned of.
+	f[path.Join(contract.ClusterResourcesDir, "pods", "logs", "default", "web-2", "app.log")] = []byte(failure + "\nanother line\n")
+	srv = newHandlerServer(t, load(t, f.WriteDir(t, t.TempDir())))
+	if r := get(t, srv, "/api/v1/namespaces/default/pods/web-2/log?timestamps=true"); r.header.Get("Warning") == "" {
+		t.Error("a log of two lines without timestamps was served without a warning")
+	}
+}
