@@ -141,7 +141,7 @@ func (p *pipeline) writeConverted(ctx context.Context, d *contract.Discovery) er
 		if err := p.budget.Acquire(ctx, ce.weight); err != nil {
 			return context.Cause(ctx)
 		}
-		ce.release = p.heap.hold(l)
+		ce.release = p.heap.Hold(l)
 		select {
 		case queue <- ce:
 		case <-ctx.Done():
@@ -230,7 +230,7 @@ type convertedEntry struct {
 	s       stored
 	targets []convertedList
 	weight  int64  // its share of the buffer budget
-	release func() // of its share of the heap's limit (heapLimit)
+	release func() // of its share of the heap's limit (HeapLimit)
 	done    chan []convertedList
 }
 

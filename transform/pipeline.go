@@ -71,7 +71,7 @@ type pipeline struct {
 	ranked map[schema.GroupResource]*rankedSet
 
 	progress progress
-	heap     heapLimit
+	heap     *HeapLimit
 
 	// readDefaulted are the resources of which the server's read path
 	// changed an object (readDefaults): writeConverted writes their
@@ -110,7 +110,7 @@ type result struct {
 	err   error
 }
 
-func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r *Renderer, sum *Summary, cluster clusterVersion) *pipeline {
+func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r *Renderer, sum *Summary, cluster clusterVersion, heap *HeapLimit) *pipeline {
 	ctx, cancel := context.WithCancelCause(ctx)
 	workers := runtime.GOMAXPROCS(0)
 	return &pipeline{ctx: ctx, cancel: cancel, b: b, w: w, r: r, sum: sum, cluster: cluster,
@@ -118,7 +118,7 @@ func newPipeline(ctx context.Context, b *contract.Bundle, w *contract.Writer, r 
 		ranked:   map[schema.GroupResource]*rankedSet{},
 		storedAt: map[string]schema.GroupVersionResource{}, readDefaulted: map[schema.GroupResource]bool{},
 		budget:   semaphore.NewWeighted(bufferBudget),
-		heap:     heapLimit{base: memoryLimit(b)},
+		heap:     heap,
 		progress: progress{totalEntries: b.Entries, totalBytes: b.Size}}
 }
 
@@ -285,7 +285,7 @@ func (p *pipeline) decode(it *item) result {
 	if err != nil {
 		return result{err: fmt.Errorf("no table: %w", err)}
 	}
-	defer p.heap.hold(l)()
+	defer p.heap.Hold(l)()
 	if err := l.DuplicateKeys(); err != nil {
 		// Tabled all the same, from what every reader reads.
 		p.sum.problem(it.rel, err)

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/bundlectl/bundlectl/contract"
@@ -69,45 +66,6 @@ func Upgrade(ctx context.Context, o Options) (*Summary, error) {
 	return sum, nil
 }
 
-// memoryLimit is the soft limit of the Go heap during an upgrade. The
-// garbage collector lets the heap grow to twice what is live before it
-// runs; near this limit it runs sooner, so that the peak follows what the
-// upgrade holds (the largest entry, the budget of entries read ahead and
-// a chunk of decoded objects per worker, the OpenAPI documents of the
-// CRDs: a few times the CRD list, written as JSON) and not the garbage it
-// makes. The base is what keeps the process under its target of 100 MB
-// plus the largest file (make bench-long) with the executable's own
-// resident pages, 46-47 MB as read from disk (peakrss.FromDisk); each 3
-// MB less costs about 15% more collections.
-func memoryLimit(b *contract.Bundle) int64 {
-	return 50<<20 + b.LargestEntry + 4*int64(len(b.CRDList))
-}
-
-// heapLimit moves the heap's soft limit (memoryLimit) with what the lists
-// being rendered hold besides their files' bytes: each item's slice, type
-// and key (contract.List.Overhead), and its index in storage order. A
-// list of a million small items holds about as much again as its file,
-// and a limit that counts only the file would have the collector run
-// without end.
-type heapLimit struct {
-	mu         sync.Mutex
-	base, held int64
-}
-
-// hold raises the limit by what l holds, until release is called.
-func (h *heapLimit) hold(l *contract.List) (release func()) {
-	n := l.Overhead() + int64(len(l.Items))*strconv.IntSize/8
-	h.add(n)
-	return func() { h.add(-n) }
-}
-
-func (h *heapLimit) add(n int64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.held += n
-	debug.SetMemoryLimit(h.base + h.held)
-}
-
 // RunOptions configure Run.
 type RunOptions struct {
 	CollectedAt time.Time
@@ -125,9 +83,10 @@ type RunOptions struct {
 // (writeConverted) and the metrics.k8s.io lists made from the bundle's
 // node metrics (writeNodeMetrics), then the OpenAPI documents when it has none. It does not commit w.
 func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit(b)))
+	heap := NewHeapLimit(memoryLimit(b))
+	defer heap.Restore()
 	if !b.HasClusterResources {
-		return copyOnly(ctx, b, w, o)
+		return copyOnly(ctx, b, w, o, heap)
 	}
 	collected, err := collectionTime(b, o.CollectedAt)
 	if err != nil {
@@ -144,7 +103,7 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 		return nil, err
 	}
 	chooseMinor(o.KubeVersion, cluster, sum)
-	p := newPipeline(ctx, b, w, NewRenderer(at, crds).ForMinor(sum.RenderedFor), sum, cluster)
+	p := newPipeline(ctx, b, w, NewRenderer(at, crds).ForMinor(sum.RenderedFor), sum, cluster, heap)
 	defer p.spool.close()
 	if o.Progress != nil {
 		stop := p.progress.start(o.Progress)
@@ -193,14 +152,14 @@ func Run(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptio
 // copied and nothing is added, not even a discovery.json, which would
 // describe a cluster the bundle did not collect. Its collection time is
 // reported when known, not required: no age is computed.
-func copyOnly(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions) (*Summary, error) {
+func copyOnly(ctx context.Context, b *contract.Bundle, w *contract.Writer, o RunOptions, heap *HeapLimit) (*Summary, error) {
 	collected, err := collectionTime(b, o.CollectedAt)
 	if err != nil && !errors.Is(err, contract.ErrNoCollectionTime) {
 		return nil, err
 	}
 	sum := newSummary(b, w, collected)
 	sum.NothingToRender = contract.NoClusterResources
-	p := newPipeline(ctx, b, w, NewRenderer(collected.CollectedAt, nil), sum, clusterVersion{})
+	p := newPipeline(ctx, b, w, NewRenderer(collected.CollectedAt, nil), sum, clusterVersion{}, heap)
 	defer p.spool.close()
 	if o.Progress != nil {
 		defer p.progress.start(o.Progress)()

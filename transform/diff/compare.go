@@ -181,6 +181,9 @@ func (d *differ) readObject(lf listFile, c contract.Classification, l *contract.
 func (d *differ) indexA(ctx context.Context) error {
 	return d.eachObject(ctx, d.a, &d.filesA, func(o *object) error {
 		d.index[o.key] = &indexed{uid: o.uid, raw: o.raw, loc: o.loc, match: o.match}
+		n := indexRecord + keyBytes(o.key) + int64(len(o.uid))
+		d.indexBytes += n
+		d.heap.records(n)
 		return nil
 	})
 }
@@ -193,7 +196,7 @@ func (d *differ) compareB(ctx context.Context) error {
 			switch lf := d.filesB.list[o.loc.file]; {
 			case !o.match:
 			case d.a.holds(lf):
-				d.changes = append(d.changes, &change{key: o.key, typ: added, a: nowhere, b: o.loc, uids: d.spill.put(uidsRecord("", o.uid))})
+				d.addChange(&change{key: o.key, typ: added, a: nowhere, b: o.loc, uids: d.spill.put(uidsRecord("", o.uid))})
 			default:
 				d.notHeld("A", d.a, lf)
 			}
@@ -213,7 +216,7 @@ func (d *differ) compareB(ctx context.Context) error {
 			return nil
 		}
 		c.uids = d.spill.put(uidsRecord(a.uid, o.uid))
-		d.changes = append(d.changes, c)
+		d.addChange(c)
 		return nil
 	})
 	if err != nil {
@@ -224,13 +227,20 @@ func (d *differ) compareB(ctx context.Context) error {
 			continue
 		}
 		if lf := d.filesA.list[a.loc.file]; d.b.holds(lf) {
-			d.changes = append(d.changes, &change{key: k, typ: removed, a: a.loc, b: nowhere, uids: d.spill.put(uidsRecord(a.uid, ""))})
+			d.addChange(&change{key: k, typ: removed, a: a.loc, b: nowhere, uids: d.spill.put(uidsRecord(a.uid, ""))})
 		} else {
 			d.notHeld("B", d.b, lf)
 		}
 	}
 	d.index = nil // A's index is no longer needed
+	d.heap.records(-d.indexBytes)
 	return nil
+}
+
+// addChange records a change.
+func (d *differ) addChange(c *change) {
+	d.changes = append(d.changes, c)
+	d.heap.records(changeRecord + keyBytes(c.key))
 }
 
 // holds says whether the side would hold the objects of the other side's

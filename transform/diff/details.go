@@ -161,6 +161,7 @@ func (d *differ) highlight(w sideOf, c *change, f *facts) error {
 	}
 	for _, h := range highlights(c, a, f) {
 		d.highlights = append(d.highlights, noted{c, h})
+		d.heap.records(highlightRecord + highlightBytes(h))
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ type side struct {
 	// customCollected: one of them is a custom resource.
 	collected       map[schema.GroupResource]bool
 	customCollected bool
+	// heap is the comparison's heap limit, which the lists read raise.
+	heap *heap
 }
 
 // open opens a bundle as serve loads one: a legacy bundle is upgraded

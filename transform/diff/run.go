@@ -44,6 +44,10 @@ type differ struct {
 	// are done.
 	spill       *spill
 	kindColumns map[groupKind][]string
+	// heap is the soft heap limit (memory.go); indexBytes what A's
+	// index adds to it.
+	heap       *heap
+	indexBytes int64
 }
 
 // Compare compares bundle o.B with bundle o.A. The caller closes the
@@ -74,7 +78,9 @@ func Compare(ctx context.Context, o Options) (*Result, error) {
 	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{},
 		noise: map[groupKind]int{}, notCompared: map[NotCompared]int{}, resources: map[groupKind]string{},
 		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{},
-		heldA: map[*change][]byte{}}
+		heldA: map[*change][]byte{}, heap: newHeap(a.b, b.b, o.heldBudget)}
+	defer d.heap.restore()
+	a.heap, b.heap = d.heap, d.heap
 	if d.spill, err = newSpill(); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,7 @@ func (s *side) walk(ctx context.Context, v visitor) error {
 				s.unreadable[e.Rel] = true
 				return nil
 			}
+			defer s.heap.hold(l)()
 			return v.list(e.Rel, c, l)
 		case v.table != nil && c.Class == contract.ClassTable && !c.Converted && e.HasContent() && v.wantTable(e.Rel):
 			data, err := s.read(e)
