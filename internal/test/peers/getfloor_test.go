@@ -27,6 +27,7 @@ var (
 	getFloorLists  = flag.Bool("getfloor.lists", false, "first ask each server for the lists Run measures")
 	getFloorThrash = flag.Int("getfloor.thrash", 0, "MB of memory written between two GETs, as kube-apiserver's own GET does between them in Run")
 	getFloorBase   = flag.String("getfloor.base", "", "another bundlectl binary, served and measured in the same rotation, to compare two builds")
+	getFloorQuery  = flag.String("getfloor.query", "", "a query added to each GET (resourceVersion=0 takes the router's path instead of the object routes'; includeObject=Object a body of 4 to 64 KB)")
 )
 
 // BenchmarkGetFloor measures table-get-s alone: `bundlectl serve` of the
@@ -71,6 +72,11 @@ func getFloor(t *testing.B) {
 	gets, err := r.getPaths(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if q := *getFloorQuery; q != "" {
+		for i := range gets {
+			gets[i] += "?" + q
+		}
 	}
 	requests := []floorRequest{{"/api/v1/pods", "application/json", benchUserAgent}, {"/api/v1/pods", kubectlAccept, benchUserAgent}}
 	for _, p := range gets {
@@ -155,7 +161,8 @@ func startGetPeer(ctx context.Context, t testing.TB, r *runner, gets []string) *
 	}
 	want := map[string]bool{}
 	for _, p := range gets {
-		want[p] = true
+		path, _, _ := strings.Cut(p, "?")
+		want[path] = true
 	}
 	var pods []json.RawMessage
 	for _, raw := range objects["Pod"] {
