@@ -53,7 +53,8 @@ func (s *server) writeObject(w http.ResponseWriter, r *http.Request, res *index.
 
 // appendObject renders an object in the form t asked for. It is apart
 // from writeObject, whose frame stays on the stack while the answer is
-// written, for the reason findObject is.
+// written, for the reason findObject is: merged, a single Table GET took
+// 1.6% more time.
 func (s *server) appendObject(b *body, r *http.Request, res *index.Resource, kind string, t target, o *index.Object) error {
 	switch t.kind {
 	case "":
