@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,9 @@ import (
 // TestMain lets testscript run `bundlectl` in process: the scripts call the
 // same Main as the binary, with real argument parsing and exit codes.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) != "bundlectl" {
+		catchIgnoredHangup()
+	}
 	os.Exit(testscript.RunMain(m, map[string]func() int{
 		"bundlectl": func() int {
 			code := app.Main(os.Args[1:], app.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
@@ -29,6 +34,18 @@ func TestMain(m *testing.M) {
 			return code
 		},
 	}))
+}
+
+// catchIgnoredHangup: where the tests run with SIGHUP ignored (under
+// nohup), the bundlectl they start would inherit that and, as nohup asks,
+// outlive a hangup, which the tests of SIGHUP send. A caught signal,
+// unlike an ignored one, is reset to its default when a child is
+// executed: caught and dropped here, SIGHUP still does not end the tests,
+// and ends their bundlectl as it ends a user's.
+func catchIgnoredHangup() {
+	if signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
 }
 
 // TestScripts runs testdata/script/*.txtar, every script of bundlectl's
