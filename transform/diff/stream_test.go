@@ -57,12 +57,13 @@ func changedExample(t *testing.T) string {
 	return b
 }
 
-// hourLater writes a generated bundle and the same cluster an hour later
-// (every object's times moved), with logs.
-func hourLater(t *testing.T) (string, string) {
+// hourLater writes a generated bundle of pods pods and the same cluster
+// an hour later (every object's times moved), with logs.
+func hourLater(t *testing.T, pods int) (string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	spec := contracttest.Small()
-	spec.Pods, spec.Events = 40, 20
+	spec.Pods, spec.Events = pods, 20
 	a, b := filepath.Join(dir, "a.tar.gz"), filepath.Join(dir, "b.tar.gz")
 	if _, err := contracttest.WriteBundleFile(a, spec); err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func hourLater(t *testing.T) (string, string) {
 // the held budget, with the noise and the logs.
 func TestStreamedJSONIsEncodingJSONs(t *testing.T) {
 	example, changed := exampleCopy(t), changedExample(t)
-	a, b := hourLater(t)
+	a, b := hourLater(t, 40)
 	for name, o := range map[string]diff.Options{
 		"equal":          {A: example, B: example},
 		"changed":        {A: example, B: changed},
