@@ -1,10 +1,11 @@
 package diff
 
 import (
+	"bytes"
 	"context"
-	"fmt"
-
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -36,24 +37,37 @@ type listFile struct {
 	custom   bool
 }
 
-// indexed is what the first pass keeps of an object of A.
-type indexed struct {
-	uid string
-	// raw is the digest of the object as stored, without white space:
-	// the same bytes are the same object, whatever their noise.
-	raw digest
-	loc location
-	// match: the object passes the filters on A; seen: B has it.
-	match, seen bool
-}
-
-// object is an object as the first passes read it.
+// object is an object as the first passes read it: its identity, where
+// it is, and the digest of its bytes without white space (the same
+// bytes are the same object, whatever their noise).
 type object struct {
 	key   objectKey
 	loc   location
 	uid   string
 	raw   digest
 	match bool
+}
+
+// record is the object as the first passes sort it, by key.
+func (o *object) record(k []byte) record {
+	return keyed(k).string(o.key.Group).string(o.key.Kind).string(o.key.Namespace).string(o.key.Name).
+		string(o.uid).bytes(o.raw[:]).int(int64(o.loc.file)).int(int64(o.loc.item)).uint(boolBit(o.match))
+}
+
+func readObject(rec []byte) (*object, error) {
+	r := payload(rec)
+	o := &object{key: objectKey{groupKind{r.string(), r.string()}, r.string(), r.string()}, uid: r.string()}
+	copy(o.raw[:], r.bytes())
+	o.loc = location{int32(r.int()), int32(r.int())}
+	o.match = r.uint() == 1
+	return o, r.err
+}
+
+func boolBit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // changeType is how an object differs.
@@ -70,53 +84,62 @@ const (
 	maybe changeType = "maybe"
 )
 
-// change is one object that differs, and where each side holds it: the
-// small record memory keeps per change; what grows with the report is
-// in the spill, at the spans it names.
+// change is one object that differs, and where each side holds it, as
+// a record of the passes carries it. Its id is its place in the report.
 type change struct {
-	key  objectKey
-	typ  changeType
-	a, b location
-	// uids are each side's uid of the object (uidsRecord).
-	uids span
-	// What the detail passes read (details.go): each side's table row
-	// (rowA, rowB: its cells as the table wrote them), A's facts until
-	// B's are read (factsA) and the fields that differ (fields). For a
-	// maybe, sumA is the digest of A's object as compared (its canonical
-	// JSON, normalized unless Options.All) and, until B's is read, that
-	// JSON is in differ.heldA, or in the spill at objA (past the held
-	// budget).
-	rowA, rowB span
-	factsA     span
-	fields     span
-	objA       span
-	sumA       digest
+	id         uint32
+	key        objectKey
+	typ        changeType
+	a, b       location
+	uidA, uidB string
 }
 
-// uidsRecord is each side's uid of an object, as the spill keeps them.
-func uidsRecord(uidA, uidB string) record { return record{}.string(uidA).string(uidB) }
+func (c *change) record(k []byte) record {
+	return keyed(k).uint(uint64(c.id)).string(string(c.typ)).string(c.key.Group).string(c.key.Kind).
+		string(c.key.Namespace).string(c.key.Name).int(int64(c.a.file)).int(int64(c.a.item)).
+		int(int64(c.b.file)).int(int64(c.b.item)).string(c.uidA).string(c.uidB)
+}
 
-// files notes the lists of one side and their table paths.
+// readChange reads a change's record; r is left at what follows it.
+func readChange(rec []byte) (*change, *reader) {
+	r := payload(rec)
+	c := &change{id: uint32(r.uint()), typ: changeType(r.string())}
+	c.key = objectKey{groupKind{r.string(), r.string()}, r.string(), r.string()}
+	c.a = location{int32(r.int()), int32(r.int())}
+	c.b = location{int32(r.int()), int32(r.int())}
+	c.uidA, c.uidB = r.string(), r.string()
+	return c, r
+}
+
+// files notes the lists of one side and its tables, each table by its
+// place among the side's tables as a walk meets them.
 type files struct {
-	list    []listFile
-	byRel   map[string]int32
-	byTable map[string]int32
+	list   []listFile
+	byRel  map[string]int32
+	tables map[string]uint32
 }
 
 func (f *files) add(lf listFile) int32 {
 	if f.byRel == nil {
-		f.byRel, f.byTable = map[string]int32{}, map[string]int32{}
+		f.byRel = map[string]int32{}
 	}
 	i := int32(len(f.list))
 	f.list = append(f.list, lf)
 	f.byRel[lf.rel] = i
-	f.byTable[contract.TablePathFor(lf.rel)] = i
 	return i
 }
 
+// tableOf is the place of the table beside list file i, if it has one.
+func (f *files) tableOf(i int32) (uint32, bool) {
+	t, ok := f.tables[contract.TablePathFor(f.list[i].rel)]
+	return t, ok
+}
+
 // eachObject reads every compared object of s (the kinds and namespace
-// the options keep) and calls fn with it, its digests computed.
+// the options keep) and calls fn with it, its digests computed; it notes
+// the places of the side's tables.
 func (d *differ) eachObject(ctx context.Context, s *side, fs *files, fn func(o *object) error) error {
+	fs.tables = map[string]uint32{}
 	return s.walk(ctx, visitor{
 		list: func(rel string, c contract.Classification, l *contract.List) error {
 			gvr, kind := contract.ListGVR(c, l), contract.ListKind(c, l)
@@ -146,6 +169,11 @@ func (d *differ) eachObject(ctx context.Context, s *side, fs *files, fn func(o *
 			}
 			return nil
 		},
+		wantTable: func(rel string) bool {
+			fs.tables[rel] = uint32(len(fs.tables))
+			return false
+		},
+		table: func(string, []byte) error { return nil },
 	})
 }
 
@@ -177,70 +205,163 @@ func (d *differ) readObject(lf listFile, c contract.Classification, l *contract.
 	return o, nil
 }
 
-// indexA is the first pass over A.
-func (d *differ) indexA(ctx context.Context) error {
-	return d.eachObject(ctx, d.a, &d.filesA, func(o *object) error {
-		d.index[o.key] = &indexed{uid: o.uid, raw: o.raw, loc: o.loc, match: o.match}
-		n := indexRecord + keyBytes(o.key) + int64(len(o.uid))
-		d.indexBytes += n
-		d.heap.records(n)
-		return nil
+// index is a first pass: it sorts the objects of side s by their place
+// in the report (reportKey), in sorter to.
+func (d *differ) index(ctx context.Context, s *side, fs *files, to *sorter) error {
+	return d.eachObject(ctx, s, fs, func(o *object) error {
+		to.add(o.record(d.reportKey(o.key)))
+		return d.spill.err
 	})
 }
 
-// compareB streams B against A's index, then notes what A alone holds.
-func (d *differ) compareB(ctx context.Context) error {
-	err := d.eachObject(ctx, d.b, &d.filesB, func(o *object) error {
-		a := d.index[o.key]
-		if a == nil {
-			switch lf := d.filesB.list[o.loc.file]; {
-			case !o.match:
-			case d.a.holds(lf):
-				d.addChange(&change{key: o.key, typ: added, a: nowhere, b: o.loc, uids: d.spill.put(uidsRecord("", o.uid))})
-			default:
-				d.notHeld("A", d.a, lf)
+// reportKey orders objects as the report lists them: by kind (as
+// kubectl names it), namespace and name. Each string is escaped (a NUL
+// as NUL 1) and ended by NUL NUL, so that bytes order as the strings do.
+func (d *differ) reportKey(k objectKey) []byte {
+	var out []byte
+	for _, s := range [...]string{d.resources[k.groupKind], k.groupKind.String(), k.Namespace, k.Name} {
+		for i := 0; i < len(s); i++ {
+			if s[i] == 0 {
+				out = append(out, 0, 1)
+			} else {
+				out = append(out, s[i])
 			}
-			return nil
 		}
-		a.seen = true
-		if !a.match && !o.match {
-			return nil
-		}
-		c := &change{key: o.key, a: a.loc, b: o.loc}
-		switch {
-		case a.uid != o.uid:
-			c.typ = replaced
-		case a.raw != o.raw:
-			c.typ = maybe
-		default:
-			return nil
-		}
-		c.uids = d.spill.put(uidsRecord(a.uid, o.uid))
-		d.addChange(c)
-		return nil
-	})
+		out = append(out, 0, 0)
+	}
+	return out
+}
+
+// join matches the objects of both sides, in the report's order, and
+// records each that differs (emit). Of one identity A's last object
+// counts, and every one of B's is compared with it.
+func (d *differ) join() error {
+	ma, err := d.indexA.merge()
 	if err != nil {
 		return err
 	}
-	for k, a := range d.index {
-		if a.seen || !a.match {
-			continue
+	defer ma.close()
+	mb, err := d.indexB.merge()
+	if err != nil {
+		return err
+	}
+	defer mb.close()
+	var k []byte
+	for {
+		ra, err := ma.peek()
+		if err != nil {
+			return d.spill.fail(err)
 		}
-		if lf := d.filesA.list[a.loc.file]; d.b.holds(lf) {
-			d.addChange(&change{key: k, typ: removed, a: a.loc, b: nowhere, uids: d.spill.put(uidsRecord(a.uid, ""))})
-		} else {
-			d.notHeld("B", d.b, lf)
+		rb, err := mb.peek()
+		if err != nil {
+			return d.spill.fail(err)
+		}
+		switch {
+		case ra == nil && rb == nil:
+			return d.spill.err
+		case ra == nil || rb != nil && bytes.Compare(keyOf(rb), keyOf(ra)) < 0:
+			k = append(k[:0], keyOf(rb)...)
+		default:
+			k = append(k[:0], keyOf(ra)...)
+		}
+		var a *object
+		for ; ra != nil && bytes.Equal(keyOf(ra), k); ra, err = ma.peek() {
+			if a, err = readObject(ra); err != nil {
+				return d.spill.fail(err)
+			}
+			ma.pop()
+		}
+		seen := false
+		for ; err == nil && rb != nil && bytes.Equal(keyOf(rb), k); rb, err = mb.peek() {
+			b, err := readObject(rb)
+			if err != nil {
+				return d.spill.fail(err)
+			}
+			mb.pop()
+			seen = true
+			d.match(a, b)
+		}
+		if err != nil {
+			return d.spill.fail(err)
+		}
+		if a != nil && !seen && a.match {
+			if lf := d.filesA.list[a.loc.file]; d.b.holds(lf) {
+				d.emit(&change{key: a.key, typ: removed, a: a.loc, b: nowhere, uidA: a.uid})
+			} else {
+				d.notHeld("B", d.b, lf)
+			}
 		}
 	}
-	d.index = nil // A's index is no longer needed
-	d.heap.records(-d.indexBytes)
-	return nil
 }
 
-// addChange records a change.
-func (d *differ) addChange(c *change) {
-	d.changes = append(d.changes, c)
-	d.heap.records(changeRecord + keyBytes(c.key))
+// match compares B's object b with A's of its identity, a (nil when A
+// has none).
+func (d *differ) match(a, b *object) {
+	if a == nil {
+		switch lf := d.filesB.list[b.loc.file]; {
+		case !b.match:
+		case d.a.holds(lf):
+			d.emit(&change{key: b.key, typ: added, a: nowhere, b: b.loc, uidB: b.uid})
+		default:
+			d.notHeld("A", d.a, lf)
+		}
+		return
+	}
+	if !a.match && !b.match {
+		return
+	}
+	c := &change{key: b.key, a: a.loc, b: b.loc, uidA: a.uid, uidB: b.uid}
+	switch {
+	case a.uid != b.uid:
+		c.typ = replaced
+	case a.raw != b.raw:
+		c.typ = maybe
+	default:
+		return
+	}
+	d.emit(c)
+}
+
+// emit records a change, numbered in the report's order: its identity
+// for the report, and what the detail passes read of it, in the order of
+// each side's lists and tables. A change A holds goes to B's detail pass
+// through A's, with what A's pass read.
+func (d *differ) emit(c *change) {
+	c.id = d.changes
+	d.changes++
+	d.out.add(c.record(partKey(c.id, partIdentity)))
+	if c.a.held() {
+		d.listsA.add(c.record(locKey(c.a, c.id)))
+		if t, ok := d.filesA.tableOf(c.a.file); ok {
+			d.tablesA.add(c.record(locKey(location{int32(t), 0}, c.id)))
+		}
+	} else {
+		d.forward(c, nil, nil)
+	}
+	if c.b.held() {
+		if t, ok := d.filesB.tableOf(c.b.file); ok {
+			d.tablesB.add(c.record(locKey(location{int32(t), 0}, c.id)))
+		}
+	}
+}
+
+// locKey orders the changes by where a side holds them (its list and
+// item, or its table), then by their place in the report.
+func locKey(l location, id uint32) []byte {
+	return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(l.file)), uint32(l.item)), id)
+}
+
+// The parts of a change in the report's records, in order.
+const (
+	partIdentity byte = iota
+	partRowA
+	partRowB
+	partDecided
+)
+
+// partKey orders the report's records by change, then part.
+func partKey(id uint32, part byte) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, id), part)
 }
 
 // holds says whether the side would hold the objects of the other side's

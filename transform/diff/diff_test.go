@@ -57,18 +57,20 @@ func TestObjectsOneSideDoesNotTell(t *testing.T) {
 	}
 }
 
-// Past the budget of A's objects held at once, the rest are written to
-// the temporary file and read back for their fields: the report is the
-// same.
-func TestHeldBudget(t *testing.T) {
+// Past the sorters' budget, the records the passes hand each other are
+// written to the temporary file as sorted runs and merged back: the
+// report is the same as with every record in memory.
+func TestRunBudget(t *testing.T) {
 	a, b := hourLater(t, 60)
 	o := diff.Options{A: a, B: b, Log: io.Discard}
 	want := run(t, o)
 	if len(want.Objects) < 50 {
 		t.Fatalf("%d changes: the test needs many", len(want.Objects))
 	}
-	got := run(t, diff.WithHeldBudget(o, 20000))
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("with a budget of 20000 bytes (-want +got):\n%s", d)
+	for _, budget := range []int{20000, 1} {
+		got := run(t, diff.WithRunBudget(o, budget))
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("with a budget of %d bytes (-want +got):\n%s", budget, d)
+		}
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"io"
 )
 
-// WithHeldBudget is o with the budget of A's objects held at once set to
-// n bytes, so that a test can make the diff spill the rest.
-func WithHeldBudget(o Options, n int) Options {
-	o.heldBudget = n
+// WithRunBudget is o with the sorters' budget set to n bytes, so that a
+// test can make the diff write its records as many runs.
+func WithRunBudget(o Options, n int) Options {
+	o.runBudget = n
 	return o
 }
 

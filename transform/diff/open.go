@@ -32,7 +32,7 @@ type side struct {
 	collected       map[schema.GroupResource]bool
 	customCollected bool
 	// heap is the comparison's heap limit, which the lists read raise.
-	heap *heap
+	heap *memory
 }
 
 // open opens a bundle as serve loads one: a legacy bundle is upgraded

@@ -36,8 +36,8 @@ type Options struct {
 	// Logs compares the pod logs the bundles hold, by size and last lines.
 	Logs bool
 
-	// heldBudget is defaultHeldBudget but in tests.
-	heldBudget int
+	// runBudget is defaultRunBudget but in tests.
+	runBudget int
 }
 
 // wantKind says whether a list of gvr holding kind is compared.

@@ -2,13 +2,10 @@ package diff
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // Report is what Compare found, as -o json writes it (see Result).
@@ -106,16 +103,19 @@ func (r *Result) Close() error {
 	return err
 }
 
-// result assembles the report's head from what the passes found; its
-// objects are the sorted changes, made when written (objectAt).
-func (d *differ) result() *Result {
-	d.sortChanges()
+// result puts the report together from what the passes found: its head
+// in memory, and each object that differs, in the report's order, in the
+// spill (objects), from which it is read when written.
+func (d *differ) result() (*Result, error) {
+	if d.spill.err != nil {
+		return nil, d.spill.err
+	}
 	r := &Result{Report: Report{
 		A:   Side{Path: d.a.name, KubernetesVersion: d.a.version, CollectedAt: d.a.collectedAt},
 		B:   Side{Path: d.b.name, KubernetesVersion: d.b.version, CollectedAt: d.b.collectedAt},
 		All: d.o.All, Logs: d.logs, Highlights: []Highlight{}, Kinds: []KindChanges{},
-	}, count: len(d.changes), object: d.objectAt, remove: d.spill.close}
-	d.kindColumns = map[groupKind][]string{}
+	}, remove: d.spill.close}
+	objs := &objects{spill: d.spill, colsA: d.colsA, colsB: d.colsB, columns: map[groupKind][]string{}}
 	kinds := map[groupKind]*KindChanges{}
 	kind := func(gk groupKind) *KindChanges {
 		if k := kinds[gk]; k != nil {
@@ -125,11 +125,10 @@ func (d *differ) result() *Result {
 		for _, c := range printed(d.colsB[gk], d.colsA[gk]) {
 			k.Columns = append(k.Columns, c.Name)
 		}
-		kinds[gk], d.kindColumns[gk] = k, k.Columns
+		kinds[gk], objs.columns[gk] = k, k.Columns
 		return k
 	}
-	byType := map[string][]Highlight{}
-	for _, c := range d.changes {
+	err := objs.write(d.out, func(c *change) {
 		k := kind(c.key.groupKind)
 		switch c.typ {
 		case added:
@@ -141,11 +140,15 @@ func (d *differ) result() *Result {
 		case changed:
 			k.Changed++
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	for _, n := range d.highlights {
-		byType[n.h.Type] = append(byType[n.h.Type], n.h)
+	r.count, r.object = objs.count, objs.at
+	byType, err := d.highlightsByType()
+	if err != nil {
+		return nil, err
 	}
-	d.highlights = nil
 	for gk, n := range d.noise {
 		kind(gk).NoiseOnly = n
 	}
@@ -178,7 +181,34 @@ func (d *differ) result() *Result {
 	})
 	r.Warnings = append(append(r.Warnings, d.a.warnings...), d.b.warnings...)
 	r.Equal = r.count == 0 && len(r.Logs) == 0
-	return r
+	return r, nil
+}
+
+// highlightsByType reads the highlights back, in the report's order of
+// their objects, by type.
+func (d *differ) highlightsByType() (map[string][]Highlight, error) {
+	m, err := d.highlights.merge()
+	if err != nil {
+		return nil, err
+	}
+	defer m.close()
+	byType := map[string][]Highlight{}
+	for {
+		rec, err := m.peek()
+		if err != nil {
+			return nil, d.spill.fail(err)
+		}
+		if rec == nil {
+			return byType, nil
+		}
+		r := payload(rec)
+		h := Highlight{Type: r.string(), Group: r.string(), Kind: r.string(), Namespace: r.string(), Name: r.string(), Detail: r.string()}
+		if r.err != nil {
+			return nil, d.spill.fail(fmt.Errorf("a highlight of %s: %w", h.Name, r.err))
+		}
+		m.pop()
+		byType[h.Type] = append(byType[h.Type], h)
+	}
 }
 
 // objects counts k's objects in the report: its changes.
@@ -200,109 +230,4 @@ func printed(sides ...[]metav1.TableColumnDefinition) []metav1.TableColumnDefini
 		return out
 	}
 	return []metav1.TableColumnDefinition{{Name: "Name"}}
-}
-
-// objectAt is the i-th change as reported, its uids, rows and fields
-// read back from the spill, its rows following its kind's columns.
-func (d *differ) objectAt(i int) (ObjectChange, error) {
-	c := d.changes[i]
-	gk := c.key.groupKind
-	oc := ObjectChange{Group: gk.Group, Kind: gk.Kind, Namespace: c.key.Namespace, Name: c.key.Name, Change: string(c.typ)}
-	data, err := d.piece(c.uids)
-	if err != nil {
-		return oc, err
-	}
-	r := &reader{b: data}
-	if oc.UIDA, oc.UIDB = r.string(), r.string(); r.err != nil {
-		return oc, d.spill.fail(fmt.Errorf("uids of %s: %w", c.key.Name, r.err))
-	}
-	columns := d.kindColumns[gk]
-	if c.a.held() {
-		if oc.RowA, err = d.row(c.rowA, d.colsA[gk], columns, c.key.Name); err != nil {
-			return oc, err
-		}
-	}
-	if c.b.held() {
-		if oc.RowB, err = d.row(c.rowB, d.colsB[gk], columns, c.key.Name); err != nil {
-			return oc, err
-		}
-	}
-	if oc.RowA != nil && oc.RowB != nil {
-		for i, col := range columns {
-			if durations.ReplaceAllString(cellText(oc.RowA[i]), "") != durations.ReplaceAllString(cellText(oc.RowB[i]), "") {
-				oc.ChangedColumns = append(oc.ChangedColumns, col)
-			}
-		}
-	}
-	if data, err = d.piece(c.fields); err != nil {
-		return oc, err
-	}
-	if oc.Fields, oc.MoreFields, err = readFields(data); err != nil {
-		return oc, d.spill.fail(fmt.Errorf("fields of %s: %w", c.key.Name, err))
-	}
-	return oc, nil
-}
-
-// piece reads back the piece at sp into d.buf, until the next.
-func (d *differ) piece(sp span) ([]byte, error) {
-	data, err := d.spill.get(sp, d.buf)
-	if data != nil {
-		d.buf = data[:0]
-	}
-	return data, err
-}
-
-// row reads back a side's table row (the cells as when they were read,
-// decoded as then) in the order of columns; see align.
-func (d *differ) row(sp span, cols []metav1.TableColumnDefinition, columns []string, name string) ([]any, error) {
-	data, err := d.piece(sp)
-	if err != nil {
-		return nil, err
-	}
-	var cells []any
-	if data != nil {
-		if err := utiljson.Unmarshal(data, &cells); err != nil {
-			return nil, d.spill.fail(fmt.Errorf("a row of %s: %w", name, err))
-		}
-	}
-	return align(cells, cols, columns, name), nil
-}
-
-// align gives a row's cells in the order of columns, by column name (two
-// releases may print a kind with different columns); a side without a
-// table row gets the object's name under Name and nothing else.
-func align(cells []any, cols []metav1.TableColumnDefinition, columns []string, name string) []any {
-	out := make([]any, len(columns))
-	for i, want := range columns {
-		out[i] = ""
-		if cells == nil {
-			if strings.EqualFold(want, "Name") {
-				out[i] = name
-			}
-			continue
-		}
-		for j, c := range cols {
-			if c.Name == want && j < len(cells) {
-				out[i] = cells[j]
-				break
-			}
-		}
-	}
-	return out
-}
-
-// durations are the human-readable durations the printers write (5m,
-// 3d12h, 2y): ages and "(5m ago)" move with each side's collection time,
-// so a cell that differs only in them is not marked as changed.
-var durations = regexp.MustCompile(`\b[0-9]+[smhdy]([0-9]+[smh])?\b`)
-
-// cellText is a cell as kubectl prints it.
-func cellText(v any) string {
-	if v == nil {
-		return ""
-	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return fmt.Sprint(v)
 }

@@ -4,21 +4,31 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bundlectl/bundlectl/contract"
 )
 
-// differ holds one comparison's state between its passes.
+// differ holds one comparison's state between its passes. What grows
+// with the objects and the differences goes through sorters (sorter.go)
+// from one pass to the next: memory holds their budget, and per kind and
+// per list a few names.
 type differ struct {
 	o              *Options
 	a, b           *side
 	filesA, filesB files
-	// index is A's objects, from the first pass until B has been read.
-	index   map[objectKey]*indexed
-	changes []*change
+	// indexA and indexB are each side's objects by identity (index);
+	// changes counts the differences join found (emit).
+	indexA, indexB *sorter
+	changes        uint32
+	// listsA, tablesA, listsB and tablesB are the changes in the order
+	// of each side's lists and tables, for its detail pass; out are the
+	// report's records of each change (partKey), highlights its
+	// highlights.
+	listsA, tablesA, listsB, tablesB *sorter
+	out, highlights                  *sorter
+	sorters                          *sorters
 	// noise counts, per kind, the objects left out because they differ
 	// only in noise.
 	noise map[groupKind]int
@@ -30,24 +40,13 @@ type differ struct {
 	// notCompared counts the objects of one side that the other does
 	// not tell of (side.holds).
 	notCompared map[NotCompared]int
-	// buf is the first passes' buffer of one compacted item, then the
-	// buffer of one piece read back from the spill.
-	buf []byte
-	// heldA are the objects of A held for their fields (canonical JSON),
-	// held their size.
-	heldA map[*change][]byte
-	held  int
-	// highlights are those of the changes, in the order found.
-	highlights []noted
-	// spill holds what grows with the differences (spill.go);
-	// kindColumns are the columns of each kind's report, once the passes
-	// are done.
-	spill       *spill
-	kindColumns map[groupKind][]string
-	// heap is the soft heap limit (memory.go); indexBytes what A's
-	// index adds to it.
-	heap       *heap
-	indexBytes int64
+	// buf is the first passes' buffer of one compacted item; bufA B's
+	// pass's of one object of A as compared (objectA).
+	buf, bufA []byte
+	// spill is the temporary file of the sorters' runs and the report.
+	spill *spill
+	// heap is the soft heap limit (memory.go).
+	heap *memory
 }
 
 // Compare compares bundle o.B with bundle o.A. The caller closes the
@@ -59,8 +58,8 @@ func Compare(ctx context.Context, o Options) (*Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	if o.heldBudget == 0 {
-		o.heldBudget = defaultHeldBudget
+	if o.runBudget == 0 {
+		o.runBudget = defaultRunBudget
 	}
 	if o.Limits == (contract.Limits{}) {
 		o.Limits = contract.DefaultLimits
@@ -75,43 +74,51 @@ func Compare(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer b.cleanup()
-	d := &differ{o: &o, a: a, b: b, index: map[objectKey]*indexed{},
+	d := &differ{o: &o, a: a, b: b,
 		noise: map[groupKind]int{}, notCompared: map[NotCompared]int{}, resources: map[groupKind]string{},
 		colsA: map[groupKind][]metav1.TableColumnDefinition{}, colsB: map[groupKind][]metav1.TableColumnDefinition{},
-		heldA: map[*change][]byte{}, heap: newHeap(a.b, b.b, o.heldBudget)}
+		heap: newMemory()}
 	defer d.heap.restore()
 	a.heap, b.heap = d.heap, d.heap
 	if d.spill, err = newSpill(); err != nil {
 		return nil, err
 	}
-	if err := d.run(ctx); err != nil {
+	d.sorters = &sorters{spill: d.spill, budget: o.runBudget, buffers: d.heap.add}
+	for _, s := range []**sorter{&d.indexA, &d.indexB, &d.listsA, &d.tablesA, &d.listsB, &d.tablesB, &d.out, &d.highlights} {
+		*s = d.sorters.new()
+	}
+	res, err := d.run(ctx)
+	if err != nil {
 		d.spill.close()
 		return nil, err
 	}
-	return d.result(), nil
+	return res, nil
 }
 
-// run makes the passes over both sides.
-func (d *differ) run(ctx context.Context) error {
-	if err := d.indexA(ctx); err != nil {
-		return err
+// run makes the passes over both sides and puts the report together.
+func (d *differ) run(ctx context.Context) (*Result, error) {
+	if err := d.index(ctx, d.a, &d.filesA, d.indexA); err != nil {
+		return nil, err
 	}
-	if err := d.compareB(ctx); err != nil {
-		return err
+	if err := d.index(ctx, d.b, &d.filesB, d.indexB); err != nil {
+		return nil, err
 	}
-	if err := d.details(ctx); err != nil {
-		return err
+	if err := d.join(); err != nil {
+		return nil, err
 	}
-	if d.spill.err != nil {
-		return d.spill.err
+	if err := d.detailPass(ctx, sideOf{s: d.a, files: &d.filesA, lists: d.listsA, tables: d.tablesA, isA: true}); err != nil {
+		return nil, err
+	}
+	if err := d.detailPass(ctx, sideOf{s: d.b, files: &d.filesB, lists: d.listsB, tables: d.tablesB}); err != nil {
+		return nil, err
 	}
 	if d.o.Logs {
 		var err error
 		if d.logs, err = compareLogs(ctx, d.a, d.b); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return d.result()
 }
 
 // columns notes a side's table columns of a kind, the first seen.
@@ -123,30 +130,4 @@ func (d *differ) columns(isA bool, gk groupKind, cols []metav1.TableColumnDefini
 	if _, ok := m[gk]; !ok {
 		m[gk] = cols
 	}
-}
-
-// noted is a highlight of change c.
-type noted struct {
-	c *change
-	h Highlight
-}
-
-// sortChanges orders the changes, and the highlights by their change,
-// by kind (as kubectl names it), namespace and name.
-func (d *differ) sortChanges() {
-	sort.Slice(d.changes, func(i, j int) bool { return d.before(d.changes[i].key, d.changes[j].key) })
-	sort.SliceStable(d.highlights, func(i, j int) bool { return d.before(d.highlights[i].c.key, d.highlights[j].c.key) })
-}
-
-func (d *differ) before(ki, kj objectKey) bool {
-	if ri, rj := d.resources[ki.groupKind], d.resources[kj.groupKind]; ri != rj {
-		return ri < rj
-	}
-	if ki.groupKind != kj.groupKind {
-		return ki.groupKind.String() < kj.groupKind.String()
-	}
-	if ki.Namespace != kj.Namespace {
-		return ki.Namespace < kj.Namespace
-	}
-	return ki.Name < kj.Name
 }

@@ -9,11 +9,10 @@ import (
 	"os"
 )
 
-// spill is the comparison's temporary file: what grows with the
-// differences (each side's table row of a changed object, its fields,
-// A's facts until B's are read, A's objects past the held budget) is
-// written to it as the passes read it, and read back when the report is
-// written, so that memory keeps a small record per change. It is
+// spill is the comparison's temporary file: the sorters' runs, A's
+// objects as compared on their way to B's pass, and the report's
+// objects are written to it as the passes make them, and read back
+// when needed, so that memory does not grow with the differences. It is
 // removed as soon as it is created (as contract's spool of standard
 // input is): only the open file reaches it, so it is gone when the
 // process ends, however it ends. Where an open file cannot be removed,
@@ -75,11 +74,9 @@ func (s *spill) get(sp span, buf []byte) ([]byte, error) {
 		return nil, s.err
 	}
 	if sp.off+int64(sp.n) > s.flushed {
-		if err := s.w.Flush(); err != nil {
-			s.err = fmt.Errorf("writing the comparison's temporary file: %w", err)
-			return nil, s.err
+		if err := s.flush(); err != nil {
+			return nil, err
 		}
-		s.flushed = s.size
 	}
 	if cap(buf) < int(sp.n) {
 		buf = make([]byte, sp.n)
@@ -89,6 +86,21 @@ func (s *spill) get(sp span, buf []byte) ([]byte, error) {
 		return nil, s.fail(err)
 	}
 	return buf, nil
+}
+
+// flush writes what was put to the file, so that it can be read back.
+func (s *spill) flush() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.flushed < s.size {
+		if err := s.w.Flush(); err != nil {
+			s.err = fmt.Errorf("writing the comparison's temporary file: %w", err)
+			return s.err
+		}
+		s.flushed = s.size
+	}
+	return nil
 }
 
 // fail keeps err, met reading the spill back, as s.err.

@@ -77,15 +77,15 @@ func hourLater(t *testing.T, pods int) (string, string) {
 
 // The report's JSON is written object by object from the temporary file,
 // and is the very bytes encoding/json writes of the whole Report: with
-// no object, with highlights and escaped strings, with A's objects past
-// the held budget, with the noise and the logs.
+// no object, with highlights and escaped strings, with the records past
+// the sorters' budget, with the noise and the logs.
 func TestStreamedJSONIsEncodingJSONs(t *testing.T) {
 	example, changed := exampleCopy(t), changedExample(t)
 	a, b := hourLater(t, 40)
 	for name, o := range map[string]diff.Options{
 		"equal":          {A: example, B: example},
 		"changed":        {A: example, B: changed},
-		"hour-later":     diff.WithHeldBudget(diff.Options{A: a, B: b}, 20000),
+		"hour-later":     diff.WithRunBudget(diff.Options{A: a, B: b}, 20000),
 		"all-and-logs":   {A: a, B: b, All: true, Logs: true},
 		"one-namespace":  {A: example, B: changed, Namespace: "shop"},
 		"reverse-change": {A: changed, B: example},

@@ -37,6 +37,7 @@ func (s *side) walk(ctx context.Context, v visitor) error {
 		c := e.Class
 		switch {
 		case v.list != nil && s.b.IsListOfRecord(e) && !c.Converted && (v.wantList == nil || v.wantList(e.Rel)):
+			defer s.heap.reading(e.Size())()
 			data, err := s.read(e)
 			if data == nil {
 				s.unreadable[e.Rel] = true
@@ -51,6 +52,8 @@ func (s *side) walk(ctx context.Context, v visitor) error {
 			defer s.heap.hold(l)()
 			return v.list(e.Rel, c, l)
 		case v.table != nil && c.Class == contract.ClassTable && !c.Converted && e.HasContent() && v.wantTable(e.Rel):
+			// A table is read, and compacted into a copy (rows).
+			defer s.heap.reading(2 * e.Size())()
 			data, err := s.read(e)
 			if data == nil {
 				return err
