@@ -113,9 +113,10 @@ func (s *sorter) sort() {
 	sort.SliceStable(s.recs, func(i, j int) bool { return bytes.Compare(keyOf(s.recs[i]), keyOf(s.recs[j])) < 0 })
 }
 
-// merge ends the adding and returns the records in order. The records
-// still held are merged from memory; they count in the budget until the
-// merged stream is closed.
+// merge ends the adding and returns the records in order. Records still
+// held, up to a quarter of the budget, are merged from memory (outside
+// the budget, which the sorters still filled share; two merges at most
+// are read at once); more go to the spill as one more run first.
 func (s *sorter) merge() (*merged, error) {
 	if !s.done {
 		s.done = true
@@ -125,7 +126,11 @@ func (s *sorter) merge() (*merged, error) {
 				break
 			}
 		}
+		if s.size > 0 && (len(s.runs) > 0 || s.size > s.all.budget/4) {
+			s.writeRun()
+		}
 		s.sort()
+		s.all.total -= s.size
 	}
 	sp := s.all.spill
 	if len(s.runs) > 0 {
@@ -136,7 +141,6 @@ func (s *sorter) merge() (*merged, error) {
 	buffers := int64(len(s.runs)) * runBuffer
 	s.all.buffers(buffers)
 	m := &merged{release: func() {
-		s.all.total -= s.size
 		s.recs, s.size = nil, 0
 		s.all.buffers(-buffers)
 	}}

@@ -29,10 +29,13 @@ func sortAll(t *testing.T, n, budget int) (got [][2]uint64, runs int) {
 			t.Fatalf("%d bytes held past a budget of %d", all.total, budget)
 		}
 	}
-	runs = len(s.runs)
 	m, err := s.merge()
 	if err != nil {
 		t.Fatal(err)
+	}
+	runs = len(s.runs)
+	if all.total != other.size {
+		t.Errorf("%d bytes counted in the budget once merging, want the other sorter's %d", all.total, other.size)
 	}
 	if want := int64(runs) * runBuffer; buffers != want {
 		t.Errorf("merging %d runs adds %d bytes to the limit, want %d", runs, buffers, want)
