@@ -80,7 +80,7 @@ const (
 	changed  changeType = "changed"
 	// maybe is an object whose bytes differ on the two sides, which may
 	// be noise, key order or white space only: the detail passes decide
-	// (decide), from its digests.
+	// (decide), from each side's object as compared.
 	maybe changeType = "maybe"
 )
 
