@@ -101,8 +101,14 @@ func (p *pass) next(m *merged) []byte {
 }
 
 // place is where a record of a detail pass is: its list's (or table's)
-// place, from its key.
-func place(rec []byte) uint32 { return binary.BigEndian.Uint32(keyOf(rec)) }
+// place, from its key (locKey); past every place if it has none.
+func place(rec []byte) uint32 {
+	k := keyOf(rec)
+	if len(k) < 4 {
+		return ^uint32(0)
+	}
+	return binary.BigEndian.Uint32(k)
+}
 
 // reach passes the records of m before place at, each to skipped, and
 // says whether the next is at it.

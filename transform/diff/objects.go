@@ -72,11 +72,15 @@ func (o *objects) write(out *sorter, counted func(c *change)) error {
 			return o.spill.fail(fmt.Errorf("a record of the report has a key of %d bytes", len(k)))
 		}
 		r := payload(rec)
-		switch k[4] {
-		case partIdentity:
+		if k[4] == partIdentity {
 			flush()
-			c, _ = readChange(rec)
+			c, r = readChange(rec)
 			rowA, rowB, fields = nil, nil, nil
+		}
+		if c == nil || c.id != binary.BigEndian.Uint32(k) {
+			return o.spill.fail(fmt.Errorf("a record of the report, part %d of change %d, follows no change of its own", k[4], binary.BigEndian.Uint32(k)))
+		}
+		switch k[4] {
 		case partRowA:
 			rowA = r.bytes()
 		case partRowB:
@@ -84,8 +88,8 @@ func (o *objects) write(out *sorter, counted func(c *change)) error {
 		case partDecided:
 			c.typ, fields = changeType(r.string()), r.bytes()
 		}
-		if r.err != nil || c == nil || c.id != binary.BigEndian.Uint32(k) {
-			return o.spill.fail(fmt.Errorf("a record of the report does not read back: %v", r.err))
+		if r.err != nil {
+			return o.spill.fail(fmt.Errorf("a record of the report of %s: %w", c.key.Name, r.err))
 		}
 		m.pop()
 	}

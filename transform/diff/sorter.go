@@ -38,7 +38,9 @@ func keyOf(rec []byte) []byte {
 // payload reads what a keyed record carries, after its key.
 func payload(rec []byte) *reader {
 	r := &reader{b: rec}
-	r.bytes()
+	if n := r.uint(); n > 0 {
+		r.take(n - 1)
+	}
 	return r
 }
 
