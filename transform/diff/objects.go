@@ -39,11 +39,6 @@ const markEvery = 64
 // and writes each object that differs, telling counted of it; a maybe
 // that no detail pass decided (its B side could not be read) is not one.
 func (o *objects) write(out *sorter, counted func(c *change)) error {
-	m, err := out.merge()
-	if err != nil {
-		return err
-	}
-	defer m.close()
 	var c *change
 	var rowA, rowB, fields []byte
 	flush := func() {
@@ -59,14 +54,7 @@ func (o *objects) write(out *sorter, counted func(c *change)) error {
 		o.spill.put(binary.AppendUvarint(nil, uint64(len(rec))))
 		o.spill.put(rec)
 	}
-	for {
-		rec, err := m.peek()
-		if err != nil {
-			return o.spill.fail(err)
-		}
-		if rec == nil {
-			break
-		}
+	err := out.each(func(rec []byte) error {
 		k := keyOf(rec)
 		if len(k) != 5 {
 			return o.spill.fail(fmt.Errorf("a record of the report has a key of %d bytes", len(k)))
@@ -91,7 +79,10 @@ func (o *objects) write(out *sorter, counted func(c *change)) error {
 		if r.err != nil {
 			return o.spill.fail(fmt.Errorf("a record of the report of %s: %w", c.key.Name, r.err))
 		}
-		m.pop()
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	flush()
 	o.end = o.spill.size

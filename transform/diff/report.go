@@ -187,28 +187,17 @@ func (d *differ) result() (*Result, error) {
 // highlightsByType reads the highlights back, in the report's order of
 // their objects, by type.
 func (d *differ) highlightsByType() (map[string][]Highlight, error) {
-	m, err := d.highlights.merge()
-	if err != nil {
-		return nil, err
-	}
-	defer m.close()
 	byType := map[string][]Highlight{}
-	for {
-		rec, err := m.peek()
-		if err != nil {
-			return nil, d.spill.fail(err)
-		}
-		if rec == nil {
-			return byType, nil
-		}
+	err := d.highlights.each(func(rec []byte) error {
 		r := payload(rec)
 		h := Highlight{Type: r.string(), Group: r.string(), Kind: r.string(), Namespace: r.string(), Name: r.string(), Detail: r.string()}
 		if r.err != nil {
-			return nil, d.spill.fail(fmt.Errorf("a highlight of %s: %w", h.Name, r.err))
+			return d.spill.fail(fmt.Errorf("a highlight of %s: %w", h.Name, r.err))
 		}
-		m.pop()
 		byType[h.Type] = append(byType[h.Type], h)
-	}
+		return nil
+	})
+	return byType, err
 }
 
 // objects counts k's objects in the report: its changes.

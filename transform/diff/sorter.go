@@ -77,7 +77,8 @@ func (all *sorters) new() *sorter {
 	return s
 }
 
-// add adds a copy of rec.
+// add adds a copy of rec (trimmed to its length: a record's builder
+// leaves spare capacity).
 func (s *sorter) add(rec record) {
 	s.recs = append(s.recs, append([]byte(nil), rec...))
 	s.size += len(rec) + recordCost
@@ -156,6 +157,29 @@ func (s *sorter) merge() (*merged, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// each merges the records and calls fn with each, in order; a record is
+// valid only during the call.
+func (s *sorter) each(fn func(rec []byte) error) error {
+	m, err := s.merge()
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	for {
+		rec, err := m.peek()
+		if err != nil {
+			return s.all.spill.fail(err)
+		}
+		if rec == nil {
+			return nil
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+		m.pop()
+	}
 }
 
 // runBuffer is the buffer of each run read back.
