@@ -258,14 +258,11 @@ func (b *Bundle) open() (io.ReadCloser, error) {
 // Close removes it. What is no archive is refused from its first bytes
 // (sniffFormat), not after gigabytes of it have been spooled.
 func (b *Bundle) spoolFrom(r io.Reader) error {
-	f, err := os.CreateTemp("", "bundlectl-spool-*")
+	f, name, err := TempFile("bundlectl-spool-*")
 	if err != nil {
 		return err
 	}
-	if os.Remove(f.Name()) != nil {
-		b.spoolName = f.Name()
-	}
-	b.spool = f
+	b.spool, b.spoolName = f, name
 	lr := io.LimitReader(r, b.limits.MaxTotalSize+1)
 	w := &countingWriter{w: f, n: &b.spoolSize}
 	if b.Format, err = sniffFormat(io.TeeReader(lr, w)); err == nil {

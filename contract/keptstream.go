@@ -59,14 +59,11 @@ type streamKeeper struct {
 }
 
 func newStreamKeeper() *streamKeeper {
-	f, err := os.CreateTemp("", "bundlectl-stream-*.s2")
+	f, name, err := TempFile("bundlectl-stream-*.s2")
 	if err != nil {
 		return &streamKeeper{err: err}
 	}
-	k := &keptStream{file: f}
-	if os.Remove(f.Name()) != nil {
-		k.name = f.Name()
-	}
+	k := &keptStream{file: f, name: name}
 	s := &streamKeeper{kept: k}
 	s.zw = s2.NewWriter(&countingWriter{w: f, n: &s.written}, s2.WriterBlockSize(keptBlockSize))
 	return s

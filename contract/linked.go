@@ -146,14 +146,11 @@ func linkTarget(ents []scanned, last map[string]int, i int) (int, error) {
 // keepTargets reads the files links name in one pass, up to the last of
 // them, each into an s2 stream of its own in the store's file.
 func (b *Bundle) keepTargets(targets map[int]int) error {
-	f, err := os.CreateTemp("", "bundlectl-links-*.s2")
+	f, name, err := TempFile("bundlectl-links-*.s2")
 	if err != nil {
 		return fmt.Errorf("%s: keeping the files its links name: %w", b.Path, err)
 	}
-	b.links.file = f
-	if os.Remove(f.Name()) != nil {
-		b.links.name = f.Name()
-	}
+	b.links.file, b.links.name = f, name
 	want := map[int]bool{}
 	lastWanted := -1
 	for _, j := range targets {

@@ -124,16 +124,16 @@ func CreateWriter(dest string, opts WriterOptions) (*Writer, error) {
 		}
 		return w, nil
 	}
-	if w.file, err = os.CreateTemp(dir, "."+base+".tmp-"); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", dest, err)
-	}
-	w.tmp = w.file.Name()
-	if dest == "-" && os.Remove(w.tmp) == nil {
+	if dest == "-" {
 		// Standard output's copy is read back through the descriptor
 		// alone: nameless, it is gone however the process ends, SIGKILL
-		// included (where a file cannot be removed while open, Commit
-		// and Abort remove it).
-		w.tmp = ""
+		// included (where it keeps a name, Commit and Abort remove it).
+		w.file, w.tmp, err = TempFile("." + base + ".tmp-")
+	} else if w.file, err = os.CreateTemp(dir, "."+base+".tmp-"); err == nil {
+		w.tmp = w.file.Name()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dest, err)
 	}
 	w.buf = bufio.NewWriterSize(w.file, 1<<20)
 	var out io.Writer = w.buf

@@ -58,14 +58,11 @@ func (s *convertSpool) add(e *contract.Entry, body []byte, keep bool) {
 
 func (s *convertSpool) write(body []byte) error {
 	if s.file == nil {
-		f, err := os.CreateTemp("", "bundlectl-lists-*.json")
+		f, name, err := contract.TempFile("bundlectl-lists-*.json")
 		if err != nil {
 			return err
 		}
-		s.file = f
-		if os.Remove(f.Name()) != nil {
-			s.name = f.Name()
-		}
+		s.file, s.name = f, name
 	}
 	_, err := s.file.WriteAt(body, s.size)
 	return err

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"io"
 	"os"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // spoolAbove is the size of a raw list above which what the upgrade makes
@@ -31,14 +33,11 @@ type entryBody struct {
 func newEntryBody(listSize int) (*entryBody, error) {
 	t := &entryBody{}
 	if listSize > spoolAbove {
-		f, err := os.CreateTemp("", "bundlectl-table-*.json")
+		f, name, err := contract.TempFile("bundlectl-table-*.json")
 		if err != nil {
 			return nil, err
 		}
-		t.file, t.bw = f, bufio.NewWriterSize(f, 256<<10)
-		if os.Remove(f.Name()) != nil {
-			t.name = f.Name() // removed by discard
-		}
+		t.file, t.name, t.bw = f, name, bufio.NewWriterSize(f, 256<<10)
 	} else {
 		// A table is a sixth to a half of its list: sized for the
 		// common case, it grows once at most instead of from nothing.

@@ -71,17 +71,6 @@ func newLogStore() *logStore {
 	return &logStore{kept: map[string]span{}, logs: map[logKey]ContainerLog{}, pods: map[string]contract.PodContainers{}}
 }
 
-// newSpool creates a nameless temporary file (see logStore).
-func newSpool() (f *os.File, name string, err error) {
-	if f, err = os.CreateTemp("", "bundlectl-serve-logs-*"); err != nil {
-		return nil, "", err
-	}
-	if os.Remove(f.Name()) != nil {
-		name = f.Name() // removed by close
-	}
-	return f, name, nil
-}
-
 // add keeps f, a file of the walk that may be a pod log; a regular
 // file's bytes go to the spool.
 func (s *logStore) add(e *contract.Entry, f contract.LogFile) error {
@@ -91,7 +80,7 @@ func (s *logStore) add(e *contract.Entry, f contract.LogFile) error {
 	}
 	if s.spool == nil {
 		var err error
-		if s.spool, s.name, err = newSpool(); err != nil {
+		if s.spool, s.name, err = contract.TempFile("bundlectl-serve-logs-*"); err != nil {
 			return fmt.Errorf("keeping the logs: %w", err)
 		}
 		s.w = bufio.NewWriterSize(s.spool, 256<<10)
@@ -158,7 +147,7 @@ func (s *logStore) mapLogs() error {
 // compact copies the files of used into a new spool, which replaces the
 // old one, and moves their spans accordingly.
 func (s *logStore) compact(used map[string]span) error {
-	spool, name, err := newSpool()
+	spool, name, err := contract.TempFile("bundlectl-serve-logs-*")
 	if err != nil {
 		return fmt.Errorf("keeping the logs: %w", err)
 	}

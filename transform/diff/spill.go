@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/bundlectl/bundlectl/contract"
 )
 
 // spill is the comparison's temporary file: the sorters' runs, A's
@@ -34,15 +36,11 @@ type span struct {
 }
 
 func newSpill() (*spill, error) {
-	f, err := os.CreateTemp("", "bundlectl-diff-*")
+	f, name, err := contract.TempFile("bundlectl-diff-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating the comparison's temporary file: %w", err)
 	}
-	s := &spill{f: f, w: bufio.NewWriterSize(f, 256<<10)}
-	if os.Remove(f.Name()) != nil {
-		s.name = f.Name()
-	}
-	return s, nil
+	return &spill{f: f, name: name, w: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
 // put writes p and returns where; an empty p is the zero span. A failure

@@ -373,12 +373,16 @@ func TestUpgradeToClosedOutput(t *testing.T) {
 // TestUpgradeToStdoutKilled: `upgrade OLD -` keeps what it writes to
 // standard output in a file of the temporary folder until it is
 // complete; killed with SIGKILL meanwhile, it left the whole bundle
-// there. The file has no name from its start.
+// there. The file has no name from its start: the temporary folder is
+// empty whenever it is looked at, and once the upgrade is killed with
+// the archive's first MiB written.
 func TestUpgradeToStdoutKilled(t *testing.T) {
 	dir, tmp := t.TempDir(), t.TempDir()
 	old := filepath.Join(dir, contracttest.BundleRoot(contracttest.GeneratedAt)+".tar.gz")
+	// Its upgrade is over 1 MiB, the output's buffer: the archive
+	// reaches its file before it is complete.
 	spec := contracttest.Small()
-	spec.Pods = 1000
+	spec.Pods = 4000
 	if _, err := contracttest.WriteBundleFile(old, spec); err != nil {
 		t.Fatal(err)
 	}
@@ -386,11 +390,14 @@ func TestUpgradeToStdoutKilled(t *testing.T) {
 	cmd.Stdout = io.Discard
 	r := start(t, cmd)
 	pid := r.cmd.Process.Pid
-	for deadline := time.Now().Add(time.Minute); !holds(pid, "bundlectl-stdout.tmp-"); time.Sleep(2 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !holdsTemp(pid, tmp, gzipStart); time.Sleep(2 * time.Millisecond) {
 		select {
 		case <-r.done:
-			t.Fatalf("the upgrade ended before its output file was made:\n%s", r.stderr)
+			t.Fatalf("the upgrade ended before its output reached its file:\n%s", r.stderr)
 		default:
+		}
+		if left := dirNames(t, tmp); len(left) != 0 {
+			t.Fatalf("the temporary folder holds %v during the upgrade", left)
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no output file within a minute")
@@ -399,12 +406,6 @@ func TestUpgradeToStdoutKilled(t *testing.T) {
 	r.cmd.Process.Kill()
 	<-r.done
 	checkEmpty(t, "upgrade to standard output killed", tmp)
-}
-
-// holds says whether a process holds open a file whose name holds part,
-// removed from its folder or not.
-func holds(pid int, part string) bool {
-	return slices.ContainsFunc(openFiles(pid), func(f string) bool { return strings.Contains(f, part) })
 }
 
 // TestUpgradeParentGone: an upgrade whose parent ended (here in a
@@ -431,7 +432,7 @@ func TestUpgradeParentGone(t *testing.T) {
 	parent := exec.Command("sh", "-c", `bundlectl upgrade --url-timeout 10m --certificate-authority "$1" "$2" new.tgz 2>upgrade.err & echo $!; exec sleep 600`, "sh", ca, srv.URL+"/b.tgz")
 	parent.Dir, parent.Env = dir, append(os.Environ(), "TMPDIR="+tmp)
 	pid, upgrade := startChild(t, parent, "upgrade")
-	for deadline := time.Now().Add(time.Minute); !holdsNameless(pid, "bundlectl-spool-"); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !holdsTemp(pid, tmp, gzipStart); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no download within a minute")
 		}

@@ -4,6 +4,7 @@ package app_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,17 +60,17 @@ func TestUpgradeKilled(t *testing.T) {
 		name   string
 		signal syscall.Signal
 		// when says, polled every few milliseconds, that the moment has come.
-		when func(pid int) bool
+		when func(pid int, tmp string) bool
 	}{
-		{"SIGKILL while reading OLD", syscall.SIGKILL, func(int) bool { return true }},
-		{"SIGKILL once NEW's file exists", syscall.SIGKILL, func(int) bool { return partial() != "" }},
-		{"SIGKILL while a table is spooled", syscall.SIGKILL, func(pid int) bool { return holdsNameless(pid, "bundlectl-table-") }},
-		{"SIGKILL at 1 MiB", syscall.SIGKILL, func(int) bool { return size(partial()) >= 1<<20 }},
-		{"SIGINT once NEW's file exists", syscall.SIGINT, func(int) bool { return partial() != "" }},
-		{"SIGINT at 1 MiB", syscall.SIGINT, func(int) bool { return size(partial()) >= 1<<20 }},
-		{"SIGTERM at 1 MiB", syscall.SIGTERM, func(int) bool { return size(partial()) >= 1<<20 }},
-		{"SIGHUP at 1 MiB", syscall.SIGHUP, func(int) bool { return size(partial()) >= 1<<20 }},
-		{"SIGQUIT at 1 MiB", syscall.SIGQUIT, func(int) bool { return size(partial()) >= 1<<20 }},
+		{"SIGKILL while reading OLD", syscall.SIGKILL, func(int, string) bool { return true }},
+		{"SIGKILL once NEW's file exists", syscall.SIGKILL, func(int, string) bool { return partial() != "" }},
+		{"SIGKILL while a table is spooled", syscall.SIGKILL, func(pid int, tmp string) bool { return holdsTemp(pid, tmp, tableStart) }},
+		{"SIGKILL at 1 MiB", syscall.SIGKILL, func(int, string) bool { return size(partial()) >= 1<<20 }},
+		{"SIGINT once NEW's file exists", syscall.SIGINT, func(int, string) bool { return partial() != "" }},
+		{"SIGINT at 1 MiB", syscall.SIGINT, func(int, string) bool { return size(partial()) >= 1<<20 }},
+		{"SIGTERM at 1 MiB", syscall.SIGTERM, func(int, string) bool { return size(partial()) >= 1<<20 }},
+		{"SIGHUP at 1 MiB", syscall.SIGHUP, func(int, string) bool { return size(partial()) >= 1<<20 }},
+		{"SIGQUIT at 1 MiB", syscall.SIGQUIT, func(int, string) bool { return size(partial()) >= 1<<20 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -89,7 +90,7 @@ func TestUpgradeKilled(t *testing.T) {
 					break poll
 				default:
 				}
-				if tc.when(cmd.Process.Pid) {
+				if tc.when(cmd.Process.Pid, tmp) {
 					cmd.Process.Signal(tc.signal)
 					fired = true
 					break
@@ -144,27 +145,32 @@ func TestUpgradeKilled(t *testing.T) {
 	}
 }
 
-// holdsNameless says whether a process holds open a file whose name
-// starts with prefix, already removed from its folder: a table spool
-// (bundlectl-table-*), a download's (bundlectl-spool-*).
-func holdsNameless(pid int, prefix string) bool {
-	return slices.ContainsFunc(openFiles(pid), func(f string) bool {
-		return strings.Contains(f, prefix) && strings.HasSuffix(f, "(deleted)")
+// holdsTemp says whether a process holds open a file of the folder dir
+// that has no name there (" (deleted)", as O_TMPFILE's are from their
+// start) and whose content starts with start: a table being spooled
+// (tableStart), a download's spool or the archive held for standard
+// output (gzipStart). The content tells the files apart, where their
+// names no longer can.
+func holdsTemp(pid int, dir, start string) bool {
+	fds, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "fd", "*"))
+	return slices.ContainsFunc(fds, func(fd string) bool {
+		target, err := os.Readlink(fd)
+		if err != nil || filepath.Dir(target) != dir || !strings.HasSuffix(target, " (deleted)") {
+			return false
+		}
+		f, err := os.Open(fd) // the open file itself, though nameless
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		head := make([]byte, len(start))
+		_, err = io.ReadFull(f, head)
+		return err == nil && string(head) == start
 	})
 }
 
-// openFiles are the paths of the files a process holds open, as
-// /proc/PID/fd tells them (" (deleted)" after a removed file's).
-func openFiles(pid int) []string {
-	fds, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
-	if err != nil {
-		return nil
-	}
-	var files []string
-	for _, fd := range fds {
-		if target, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "fd", fd.Name())); err == nil {
-			files = append(files, target)
-		}
-	}
-	return files
-}
+// The starts of a table (as the upgrade writes it) and of a gzip stream.
+const (
+	tableStart = `{"kind":"Table"`
+	gzipStart  = "\x1f\x8b"
+)

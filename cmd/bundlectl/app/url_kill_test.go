@@ -21,7 +21,7 @@ import (
 // TestUpgradeURLKilled stops `bundlectl upgrade URL NEW` in the middle of
 // the download, with SIGINT (Ctrl-C) and SIGKILL: it fails, NEW does not
 // exist, and nothing is left in the temporary folder, since the spool of
-// the download has no name from the start (contract.Bundle.spoolFrom).
+// the download has no name from the start (contract.TempFile).
 func TestUpgradeURLKilled(t *testing.T) {
 	body := contracttest.Gzip(t, contracttest.Tar(t, []contracttest.File{
 		{Name: "support-bundle-2024-01-02T03_04_05/version.yaml", Body: "spec:\n  versionNumber: v0.100.0\n"},
@@ -50,7 +50,7 @@ func TestUpgradeURLKilled(t *testing.T) {
 				t.Fatal(err)
 			}
 			deadline := time.Now().Add(time.Minute)
-			for !holdsNameless(cmd.Process.Pid, "bundlectl-spool-") {
+			for !holdsTemp(cmd.Process.Pid, tmp, gzipStart) {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatalf("no download spool within a minute:\n%s", stderr.String())
